@@ -1,0 +1,111 @@
+/**
+ * Small typed readers for "option, else env var, else default" with one-line problems that name
+ * both the option key and the env var. Used only by config.ts.
+ */
+
+export type Env = Record<string, string | undefined>;
+
+export class Problems {
+  readonly lines: string[] = [];
+  add(option: string, envVar: string | undefined, message: string): void {
+    const where = envVar ? `${option} (env ${envVar})` : option;
+    this.lines.push(`${where}: ${message}`);
+  }
+}
+
+/** Reads option value, falling back to the env var. Empty strings count as unset. */
+export function pick(option: unknown, env: Env, envVar: string | undefined): { value: unknown; from: 'option' | 'env' | 'none' } {
+  if (option !== undefined && option !== null && option !== '') return { value: option, from: 'option' };
+  const e = envVar ? env[envVar] : undefined;
+  if (e !== undefined && e.trim() !== '') return { value: e.trim(), from: 'env' };
+  return { value: undefined, from: 'none' };
+}
+
+export function readString(p: Problems, option: unknown, env: Env, name: string, envVar?: string): string | undefined {
+  const { value } = pick(option, env, envVar);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    p.add(name, envVar, `expected a string, got ${typeof value}`);
+    return undefined;
+  }
+  return value.trim();
+}
+
+/** Integer (numbers or numeric strings). `min` bounds it. */
+export function readInt(p: Problems, option: unknown, env: Env, name: string, envVar: string | undefined, min: number): number | undefined {
+  const { value } = pick(option, env, envVar);
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    p.add(name, envVar, `expected a whole number${min > -Infinity ? ` ≥ ${min}` : ''}, got ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  return n;
+}
+
+export function readBool(p: Problems, option: unknown, env: Env, name: string, envVar: string | undefined, fallback: boolean): boolean {
+  const { value } = pick(option, env, envVar);
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  const s = String(value).trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off'].includes(s)) return false;
+  p.add(name, envVar, `expected true/false (or 1/0), got ${JSON.stringify(value)}`);
+  return fallback;
+}
+
+/** http(s) URL without a trailing slash. */
+export function readUrl(p: Problems, option: unknown, env: Env, name: string, envVar: string, fallback: string): string {
+  const raw = readString(p, option, env, name, envVar);
+  if (raw === undefined) return fallback;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+    if (u.search || u.hash) {
+      p.add(name, envVar, `must not contain a query or fragment, got "${raw}"`);
+      return fallback;
+    }
+    return raw.replace(/\/+$/, '');
+  } catch {
+    p.add(name, envVar, `expected an http(s) URL, got "${raw}"`);
+    return fallback;
+  }
+}
+
+/** `N/SECONDS`, e.g. `200/60`. */
+export function readRate(p: Problems, option: unknown, env: Env, name: string, envVar: string): { count: number; windowMs: number } | null | undefined {
+  const { value } = pick(option, env, envVar);
+  if (value === undefined) return undefined;
+  const s = String(value).trim().toLowerCase();
+  if (s === 'off' || s === 'none' || s === '0') return null;
+  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(s);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) {
+    p.add(name, envVar, `expected N/SECONDS such as 200/60 (or "off"), got ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  return { count: Number(m[1]), windowMs: Math.round(Number(m[2]) * 1000) };
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Warns about option keys nobody reads (typos such as `acessKey`). */
+export function checkUnknownKeys(p: Problems, obj: Record<string, unknown>, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(obj)) {
+    if (key.startsWith('_') || known.includes(key)) continue;
+    const close = known.find((k) => k.toLowerCase() === key.toLowerCase() || levenshtein(k, key) <= 2);
+    p.add(`${prefix}${key}`, undefined, `unknown option${close ? ` (did you mean ${prefix}${close}?)` : ''}; ignored`);
+  }
+}
+
+function levenshtein(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+  }
+  return d[a.length][b.length];
+}

@@ -1,0 +1,73 @@
+/** Typed transport errors. Messages never contain headers, tokens or keys. */
+
+/** The service answered with a non-2xx status. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly service: string,
+    readonly method: string,
+    /** Path + query, no origin; never contains credentials. */
+    readonly path: string,
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    /** Body text (truncated). */
+    readonly bodyText: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No answer: connection refused/reset, DNS, timeout. The request may or may not have been applied. */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(
+    readonly service: string,
+    readonly method: string,
+    readonly path: string,
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${service}: ${method} ${path} failed: ${describeCode(code)}`, options);
+  }
+}
+
+/** An answer that is not what the API sends (HTML error page, truncated JSON, …). */
+export class BadResponseError extends Error {
+  override readonly name = 'BadResponseError';
+  constructor(
+    readonly service: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function describeCode(code: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the service URL right, and is it up?)';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset by the server';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found (check the base URL)';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'timed out';
+    default:
+      return code;
+  }
+}
+
+/** Replaces every secret occurrence in a text (for logs, errors, files). */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  // JWTs of any origin (e.g. echoed by a proxy) are never shown either.
+  return out.replace(/eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted-jwt]');
+}

@@ -1,0 +1,194 @@
+/**
+ * Pure mapping: Playwright test -> keys in each service, final outcome, error text; and the
+ * worst-wins aggregation used by every target. No I/O here.
+ */
+import type { Outcome, PlanItem, TestRecord } from './model';
+
+type Annotation = { type: string; description?: string };
+
+/** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
+export interface ResultLike {
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  retry: number;
+  annotations?: readonly Annotation[];
+  error?: { message?: string; stack?: string; value?: string };
+  errors?: readonly { message?: string; stack?: string; value?: string }[];
+}
+
+/** The part of Playwright's TestCase the mapping reads. */
+export interface TestLike {
+  id: string;
+  title: string;
+  tags: readonly string[];
+  annotations: readonly Annotation[];
+  retries: number;
+  results: readonly ResultLike[];
+  outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky';
+  titlePath(): string[];
+}
+
+const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
+const CS_TAG = /^@cs-(\d+)$/i;
+/** Zephyr execution comments are short in the UI; keep the head of the error. */
+export const ZEPHYR_COMMENT_LIMIT = 750;
+export const ERROR_TEXT_LIMIT = 4000;
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
+
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+export function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, Math.max(0, limit - 14))}… [truncated]`;
+}
+
+/** Annotations of the test plus the ones added at run time (visible on the results). */
+function allAnnotations(test: TestLike): Annotation[] {
+  return [...test.annotations, ...test.results.flatMap((r) => r.annotations ?? [])];
+}
+
+function splitList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(/[\s,;]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+/** Jira keys from `{type:'zephyr', description:'PROJ-1'}` annotations and `@PROJ-1` tags. */
+export function zephyrKeysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[] {
+  const fromAnnotations = allAnnotations(test as TestLike)
+    .filter((a) => a.type.toLowerCase() === 'zephyr')
+    .flatMap((a) => splitList(a.description))
+    .map((k) => k.toUpperCase())
+    .filter((k) => JIRA_KEY.test(k));
+  const fromTags = test.tags.map((t) => t.replace(/^@/, '')).filter((t) => JIRA_KEY.test(t));
+  return unique([...fromAnnotations, ...fromTags]);
+}
+
+/** Scenario ids from `{type:'cucumberstudio', description:'123'}` annotations and `@cs-123` tags. */
+export function scenarioIdsOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): number[] {
+  const fromAnnotations = allAnnotations(test as TestLike)
+    .filter((a) => a.type.toLowerCase() === 'cucumberstudio')
+    .flatMap((a) => splitList(a.description))
+    .filter((s) => /^\d+$/.test(s))
+    .map(Number);
+  const fromTags = test.tags.map((t) => CS_TAG.exec(t)?.[1]).filter((s): s is string => !!s).map(Number);
+  return unique([...fromAnnotations, ...fromTags]);
+}
+
+/**
+ * One final outcome per test, keyed on `test.outcome()` and the last result's status.
+ * Returns null for a test that never ran (e.g. the run was stopped before it started).
+ */
+export function outcomeOf(test: TestLike): Outcome | null {
+  const last = test.results[test.results.length - 1];
+  if (!last) return null;
+  // Playwright's outcome() folds `interrupted` into `skipped`; the status table wants BLOCKED.
+  if (last.status === 'interrupted') return 'interrupted';
+  switch (test.outcome()) {
+    case 'skipped':
+      return 'skipped';
+    case 'expected':
+      return 'passed';
+    case 'flaky':
+      return 'flaky';
+    case 'unexpected':
+      return last.status === 'timedOut' ? 'timedOut' : 'failed';
+  }
+}
+
+/**
+ * onTestEnd fires once per attempt; this tells whether the attempt is the test's last one, so that a
+ * retried test is recorded once, with its final outcome.
+ */
+export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
+  if (result.status === 'interrupted' || result.status === 'skipped') return true;
+  if (test.outcome() !== 'unexpected') return true;
+  return result.retry >= test.retries;
+}
+
+function errorOf(result: ResultLike | undefined): string | undefined {
+  if (!result) return undefined;
+  const e = result.error ?? result.errors?.[0];
+  const text = e?.message ?? e?.value ?? e?.stack;
+  return text ? truncate(stripAnsi(text).trim(), ERROR_TEXT_LIMIT) : undefined;
+}
+
+/** Builds the journaled record of a finished test, or null when it never ran. */
+export function recordOf(test: TestLike): TestRecord | null {
+  const outcome = outcomeOf(test);
+  if (!outcome) return null;
+  const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
+  const path = test.titlePath().filter(Boolean);
+  return {
+    testId: test.id,
+    title: path.join(' › ') || test.title,
+    zephyrKeys: zephyrKeysOf(test),
+    scenarioIds: scenarioIdsOf(test),
+    outcome,
+    error: outcome === 'passed' || outcome === 'skipped' ? undefined : errorOf(failing ?? test.results[test.results.length - 1]),
+    attempts: test.results.length,
+  };
+}
+
+/** A target's view of statuses: outcome -> status, and how bad a status is (higher = worse). */
+export interface StatusPolicy<S extends number | string> {
+  statusFor(outcome: Outcome): S;
+  rank(status: S, outcome: Outcome): number;
+  /** Comment / description for one key, from the records that fed it. */
+  comment(item: { outcome: Outcome; records: TestRecord[] }): string;
+}
+
+/**
+ * Groups records by key and keeps the worst status per key (FAIL > BLOCKED > WIP > PASS > UNEXECUTED
+ * for Zephyr; the CucumberStudio order for CucumberStudio). Output is sorted by key for stable calls.
+ */
+export function aggregate<K extends string | number, S extends number | string>(
+  records: readonly TestRecord[],
+  keysOf: (r: TestRecord) => readonly K[],
+  policy: StatusPolicy<S>,
+): PlanItem<K>[] {
+  const byKey = new Map<K, { status: S; outcome: Outcome; rank: number; records: TestRecord[] }>();
+  for (const record of records) {
+    for (const key of keysOf(record)) {
+      const status = policy.statusFor(record.outcome);
+      const rank = policy.rank(status, record.outcome);
+      const seen = byKey.get(key);
+      if (!seen) byKey.set(key, { status, outcome: record.outcome, rank, records: [record] });
+      else {
+        seen.records.push(record);
+        if (rank > seen.rank) Object.assign(seen, { status, outcome: record.outcome, rank });
+      }
+    }
+  }
+  return [...byKey.entries()]
+    .sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0))
+    .map(([key, v]) => ({
+      key,
+      outcome: v.outcome,
+      status: v.status,
+      comment: policy.comment({ outcome: v.outcome, records: v.records }),
+      tests: v.records.map((r) => r.title),
+    }));
+}
+
+/** Default comment: the failing tests' titles and errors; a note for flaky tests. */
+export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
+  const lines: string[] = [];
+  for (const r of item.records) {
+    if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
+      const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
+      lines.push(`${what}: ${r.title}${r.error ? `\n${r.error}` : ''}`);
+    } else if (r.outcome === 'flaky') {
+      lines.push(`Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${r.error}` : ''}`);
+    }
+  }
+  return truncate(lines.join('\n\n'), limit);
+}

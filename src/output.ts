@@ -1,0 +1,25 @@
+import { redact } from './http/errors';
+
+/** Everything the package prints goes through here, so secrets are redacted in one place. */
+export interface Printer {
+  info(line: string): void;
+  error(line: string): void;
+  debug(line: string): void;
+}
+
+const PREFIX = '[tms-reporter]';
+
+/**
+ * Writes to stderr: stdout may carry another reporter's machine-readable output (e.g. `--reporter=json`).
+ * `write` is injectable for tests.
+ */
+export function createPrinter(secrets: readonly string[], debug: boolean, write: (text: string) => void = (t) => process.stderr.write(t)): Printer {
+  const out = (line: string) => write(`${PREFIX} ${redact(line, secrets)}\n`);
+  return {
+    info: out,
+    error: out,
+    debug: (line) => {
+      if (debug) out(`debug: ${line}`);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { BadResponseError, HttpError, NetworkError } from '../http/errors';
+import { parseRetryAfter, parseWaitHint } from './retry-timing';
+
+export type Failure =
+  | { kind: 'rate-limited'; waitMs: number | undefined }
+  /** Worth another attempt. `ambiguous`: a write may have been applied (re-check before repeating a create). */
+  | { kind: 'transient'; ambiguous: boolean }
+  | { kind: 'fatal' };
+
+/**
+ * One retry policy for both services: 429 waits; 5xx (incl. Zephyr's errorCode 104), connection
+ * resets and timeouts retry with backoff; other 4xx and unreadable answers do not.
+ */
+export function classify(error: unknown, nowMs = Date.now()): Failure {
+  if (error instanceof HttpError) {
+    if (error.status === 429) {
+      return { kind: 'rate-limited', waitMs: parseRetryAfter(error.headers['retry-after'], nowMs) ?? parseWaitHint(error.bodyText) };
+    }
+    if (error.status >= 500 || error.status === 408) return { kind: 'transient', ambiguous: true };
+    return { kind: 'fatal' };
+  }
+  if (error instanceof NetworkError) {
+    // A refused connection never reached the server; anything else may have been applied.
+    return { kind: 'transient', ambiguous: error.code !== 'ECONNREFUSED' };
+  }
+  if (error instanceof BadResponseError) {
+    // HTML 502/503 pages from a proxy are transient; an unreadable 2xx body is not worth repeating.
+    return error.status >= 500 ? { kind: 'transient', ambiguous: true } : { kind: 'fatal' };
+  }
+  return { kind: 'fatal' };
+}

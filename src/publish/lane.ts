@@ -1,0 +1,145 @@
+import { classify, type Failure } from './classify';
+import { backoffDelay, rateLimitDelay, type BackoffOptions, DEFAULT_BACKOFF } from './retry-timing';
+
+export interface LaneOptions {
+  /** Service name, for messages. */
+  name: string;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Client-side pacing: at most `count` sends per `windowMs` (null = none; 429 hints still pause the lane). */
+  rateLimit: { count: number; windowMs: number } | null;
+  /** Transient failures retried per operation (429 waits do not count). */
+  retries?: number;
+  /** 429 answers tolerated per operation before giving up. */
+  maxRateLimitWaits?: number;
+  backoff?: BackoffOptions;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  random?: () => number;
+  onRetry?: (info: { label: string; attempt: number; failure: Failure; delayMs: number; error: unknown }) => void;
+}
+
+export interface LaneStats {
+  calls: number;
+  retries: number;
+  rateLimited: number;
+  byLabel: Record<string, number>;
+}
+
+type PRetry = typeof import('p-retry', { with: { 'resolution-mode': 'import' } });
+let pRetryModule: Promise<PRetry> | undefined;
+/** p-retry is ESM-only; a real dynamic import keeps this CommonJS build loadable on every Node >= 20. */
+const loadPRetry = () => (pRetryModule ??= import('p-retry'));
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The one place that owns concurrency, pacing, 429 pauses and retries for one service.
+ * `send` wraps a single exchange; `retry` wraps an operation whose every attempt calls `send` anew
+ * (so each attempt is signed afresh).
+ */
+export class RequestLane {
+  readonly stats: LaneStats = { calls: 0, retries: 0, rateLimited: 0, byLabel: {} };
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private pausedUntil = 0;
+  private readonly sentAt: number[] = [];
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly o: LaneOptions) {
+    this.sleep = o.sleep ?? realSleep;
+    this.now = o.now ?? (() => Date.now());
+    this.random = o.random ?? Math.random;
+  }
+
+  /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
+  async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      await this.pace();
+      this.stats.calls++;
+      this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
+      return await exchange();
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * Retries `operation` by the shared policy. `operation` gets the attempt number and the failure of
+   * the previous attempt, so a create can re-check state before repeating itself.
+   */
+  async retry<T>(label: string, operation: (attempt: number, previous: Failure | undefined) => Promise<T>): Promise<T> {
+    const { default: pRetry } = await loadPRetry();
+    let previous: Failure | undefined;
+    let rateWaits = 0;
+    return pRetry((attempt) => operation(attempt, previous), {
+      retries: (this.o.retries ?? 5) + (this.o.maxRateLimitWaits ?? 30),
+      minTimeout: 0,
+      maxTimeout: 0,
+      factor: 1,
+      shouldConsumeRetry: ({ error }) => classify(error, this.now()).kind !== 'rate-limited',
+      shouldRetry: ({ error, retriesConsumed }) => {
+        const f = classify(error, this.now());
+        if (f.kind === 'fatal') return false;
+        if (f.kind === 'rate-limited') return rateWaits <= (this.o.maxRateLimitWaits ?? 30);
+        return retriesConsumed < (this.o.retries ?? 5);
+      },
+      onFailedAttempt: async ({ error, attemptNumber }) => {
+        const failure = classify(error, this.now());
+        previous = failure;
+        if (failure.kind === 'fatal') return;
+        this.stats.retries++;
+        let delayMs: number;
+        if (failure.kind === 'rate-limited') {
+          rateWaits++;
+          this.stats.rateLimited++;
+          delayMs = rateLimitDelay(failure.waitMs, undefined, rateWaits, this.random);
+          // Pause the whole lane, not just this operation: every request on this key would get 429 too.
+          this.pausedUntil = Math.max(this.pausedUntil, this.now() + delayMs);
+          this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
+          return;
+        }
+        delayMs = backoffDelay(attemptNumber, this.random, this.o.backoff ?? DEFAULT_BACKOFF);
+        this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
+        await this.sleep(delayMs);
+      },
+    });
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.active < this.o.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  private async pace(): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      if (this.pausedUntil > now) {
+        await this.sleep(this.pausedUntil - now);
+        continue;
+      }
+      const limit = this.o.rateLimit;
+      if (limit) {
+        while (this.sentAt.length && this.sentAt[0] <= now - limit.windowMs) this.sentAt.shift();
+        if (this.sentAt.length >= limit.count) {
+          await this.sleep(this.sentAt[0] + limit.windowMs - now + 1);
+          continue;
+        }
+        this.sentAt.push(now);
+      }
+      return;
+    }
+  }
+}

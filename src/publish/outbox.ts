@@ -1,0 +1,126 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { TargetId, TestRecord } from '../model';
+
+/** Non-secret settings a replay needs to land in the same place (credentials come from env/options). */
+export interface JournalTargetMeta {
+  projectId: number;
+  versionId?: number;
+  containerName: string;
+  containerId?: string;
+}
+
+type Line =
+  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Partial<Record<TargetId, JournalTargetMeta>> }
+  | { t: 'test'; rec: TestRecord }
+  | { t: 'container'; target: TargetId; id: string; name: string }
+  | { t: 'done'; target: TargetId; items: Array<[string, number | string]> }
+  | { t: 'complete'; target: TargetId };
+
+/** A journal as read back from disk (by replay). */
+export interface Journal {
+  file: string;
+  runId: string;
+  targets: Partial<Record<TargetId, JournalTargetMeta>>;
+  records: TestRecord[];
+  done: Map<TargetId, Map<string, number | string>>;
+  complete: Set<TargetId>;
+}
+
+/**
+ * Append-only journal of one run: every test record is written (synchronously, so a killed process
+ * keeps what it had) before anything is sent, and each confirmed item is marked done afterwards.
+ * A journal whose targets are all complete is deleted; what remains is what `replay` sends.
+ */
+export class Outbox {
+  readonly file: string;
+  private opened = false;
+  private readonly targets: Set<TargetId>;
+  private readonly completed = new Set<TargetId>();
+
+  constructor(
+    readonly dir: string,
+    private readonly meta: Partial<Record<TargetId, JournalTargetMeta>>,
+    file?: string,
+  ) {
+    this.file = file ?? path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
+    this.targets = new Set(Object.keys(meta) as TargetId[]);
+    // An existing journal (replay) is appended to, not re-headed.
+    this.opened = file !== undefined && fs.existsSync(file);
+  }
+
+  private write(lines: Line[]): void {
+    if (!lines.length) return;
+    if (!this.opened) {
+      fs.mkdirSync(this.dir, { recursive: true });
+      const head: Line = { t: 'meta', v: 1, runId: path.basename(this.file, '.jsonl'), createdAt: new Date().toISOString(), targets: this.meta };
+      fs.appendFileSync(this.file, `${JSON.stringify(head)}\n`);
+      this.opened = true;
+    }
+    fs.appendFileSync(this.file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  }
+
+  appendTests(records: readonly TestRecord[]): void {
+    this.write(records.map((rec) => ({ t: 'test', rec })));
+  }
+
+  container(target: TargetId, id: string, name: string): void {
+    this.write([{ t: 'container', target, id, name }]);
+  }
+
+  done(target: TargetId, items: Array<[string, number | string]>): void {
+    if (items.length) this.write([{ t: 'done', target, items }]);
+  }
+
+  complete(target: TargetId): void {
+    this.completed.add(target);
+    this.write([{ t: 'complete', target }]);
+  }
+
+  /** Deletes the journal once every target is complete; returns the path when something is left. */
+  finalize(): string | undefined {
+    if (!this.opened) return undefined;
+    if ([...this.targets].every((t) => this.completed.has(t))) {
+      fs.rmSync(this.file, { force: true });
+      return undefined;
+    }
+    return this.file;
+  }
+
+  /** Reads every journal in a directory (oldest first). Unreadable lines are skipped, not fatal. */
+  static load(dir: string): Journal[] {
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+      .map((f) => Outbox.parse(path.join(dir, f)));
+  }
+
+  static parse(file: string): Journal {
+    const journal: Journal = { file, runId: path.basename(file, '.jsonl'), targets: {}, records: [], done: new Map(), complete: new Set() };
+    const byTest = new Map<string, TestRecord>();
+    for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (!text.trim()) continue;
+      let line: Line;
+      try {
+        line = JSON.parse(text) as Line;
+      } catch {
+        continue; // a line cut short by a killed process
+      }
+      if (line.t === 'meta') Object.assign(journal, { runId: line.runId, targets: line.targets });
+      else if (line.t === 'test') byTest.set(line.rec.testId, line.rec);
+      else if (line.t === 'container') {
+        const meta = journal.targets[line.target];
+        if (meta) meta.containerId = line.id;
+      } else if (line.t === 'done') {
+        const m = journal.done.get(line.target) ?? new Map<string, number | string>();
+        for (const [key, status] of line.items) m.set(key, status);
+        journal.done.set(line.target, m);
+      } else if (line.t === 'complete') journal.complete.add(line.target);
+    }
+    journal.records = [...byTest.values()];
+    return journal;
+  }
+}

@@ -1,0 +1,103 @@
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { resolveConfig, type ResolvedConfig, type TmsReporterOptions } from './config';
+import { isFinalAttempt, recordOf, scenarioIdsOf, zephyrKeysOf } from './mapping';
+import type { RunSummary, TestRecord } from './model';
+import { createPrinter, type Printer } from './output';
+import { PublishRun } from './publish/run';
+import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from './summary';
+
+/**
+ * Playwright reporter that publishes results to Zephyr Squad Cloud and CucumberStudio.
+ * Thin on purpose: it turns Playwright events into TestRecords and hands them to PublishRun.
+ * No hook throws (since Playwright 1.62 a throwing reporter fails the run).
+ */
+export default class TmsReporter implements Reporter {
+  private config?: ResolvedConfig;
+  private printer: Printer = createPrinter([], false);
+  private run?: PublishRun;
+  private suite?: Suite;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly options: TmsReporterOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+    this.env = env;
+  }
+
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onBegin(config: FullConfig, suite: Suite): void {
+    this.guard('onBegin', () => {
+      this.suite = suite;
+      const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+      const c = resolveConfig(this.options, this.env, rootDir);
+      this.config = c;
+      this.printer = createPrinter(c.secrets, c.debug);
+      for (const p of c.problems) this.printer.error(p);
+      if (!c.zephyr && !c.cucumberstudio && !c.invalid.length) {
+        this.printer.info('no target enabled (set ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY or CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN); nothing will be published');
+        return;
+      }
+      const tests = suite.allTests();
+      if (tests.length === 0) {
+        // An empty shard must not create an empty cycle / test run.
+        this.printer.info('this run has no tests; nothing to publish');
+        return;
+      }
+      this.run = new PublishRun(c, { printer: this.printer });
+      this.run.start(tests.map((t) => ({ zephyrKeys: zephyrKeysOf(t), scenarioIds: scenarioIdsOf(t) })));
+    });
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    this.guard('onTestEnd', () => {
+      if (!this.run || !isFinalAttempt(test, result)) return;
+      const record = recordOf(test);
+      if (record) this.run.journal([record]);
+    });
+  }
+
+  async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (!this.run || !this.config || !this.suite) return undefined;
+    let summary: RunSummary | undefined;
+    try {
+      const tests = this.suite.allTests();
+      const records = tests.map((t) => recordOf(t)).filter((r): r is TestRecord => r !== null);
+      summary = await this.run.finish(records, tests.length - records.length);
+      this.report(summary);
+    } catch (error) {
+      this.printer.error(`publishing failed unexpectedly: ${(error as Error)?.message ?? String(error)}`);
+    }
+    const failed = !summary || Object.values(summary.targets).some((t) => t.errors.length > 0 || t.unsent > 0);
+    if (failed && this.config.failOnPublishError && result.status === 'passed') {
+      this.printer.error('failing the run because failOnPublishError is set (PW_TMS_FAIL_ON_ERROR)');
+      return { status: 'failed' };
+    }
+    return undefined;
+  }
+
+  private report(summary: RunSummary): void {
+    const c = this.config!;
+    for (const t of Object.values(summary.targets)) {
+      for (const e of t.errors) this.printer.error(`${t.target === 'zephyr' ? 'Zephyr Squad' : 'CucumberStudio'}: ${e}`);
+      this.printer.info(summaryLine(t));
+    }
+    try {
+      writeSummaryFile(c.summaryFile, summary);
+      const step = this.env.GITHUB_STEP_SUMMARY;
+      if (step) fs.appendFileSync(step, `${stepSummaryMarkdown(summary)}\n`);
+    } catch (error) {
+      this.printer.error(`could not write ${c.summaryFile}: ${(error as Error).message}`);
+    }
+  }
+
+  private guard(hook: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.printer.error(`${hook} failed: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+}

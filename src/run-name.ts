@@ -1,0 +1,23 @@
+import type { Env } from './config-fields';
+
+/**
+ * Default cycle / test-run name. In CI every shard of one build must compute the same name without
+ * configuration, so it derives from the build id when one is known; locally it is the date-time.
+ */
+export function defaultRunName(env: Env, now: Date): string {
+  if (env.GITHUB_RUN_ID) {
+    const workflow = env.GITHUB_WORKFLOW ? `${env.GITHUB_WORKFLOW} ` : '';
+    return `Playwright ${workflow}#${env.GITHUB_RUN_NUMBER ?? env.GITHUB_RUN_ID} (run ${env.GITHUB_RUN_ID}, attempt ${env.GITHUB_RUN_ATTEMPT ?? '1'})`;
+  }
+  if (env.CI_PIPELINE_ID && env.GITLAB_CI) return `Playwright pipeline ${env.CI_PIPELINE_ID}${env.CI_COMMIT_REF_NAME ? ` (${env.CI_COMMIT_REF_NAME})` : ''}`;
+  if (env.BUILD_TAG && env.JENKINS_URL) return `Playwright ${env.BUILD_TAG}`;
+  if (env.BUILDKITE_BUILD_ID) return `Playwright Buildkite build ${env.BUILDKITE_BUILD_NUMBER ?? env.BUILDKITE_BUILD_ID}`;
+  if (env.CIRCLE_WORKFLOW_ID) return `Playwright CircleCI workflow ${env.CIRCLE_WORKFLOW_ID}`;
+  if (env.BUILD_BUILDID && env.TF_BUILD) return `Playwright Azure build ${env.BUILD_BUILDNUMBER ?? env.BUILD_BUILDID}`;
+  return `Playwright ${localDateTime(now)}`;
+}
+
+function localDateTime(d: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}

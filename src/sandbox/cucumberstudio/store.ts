@@ -1,0 +1,326 @@
+/**
+ * In-memory model of one CucumberStudio (Hiptest) account: fixed fixtures (project, root folder, scenarios,
+ * datasets) plus everything the API creates (test runs, test snapshots, test results).
+ *
+ * Generation of a run's tests is time-based: a snapshot exists (is visible) from `readyAt` on, and the run is
+ * "generating" while the clock is before `generatingUntil`. Nothing is scheduled; every read compares with the
+ * clock, so the state is deterministic for a given clock.
+ */
+
+export const STATUSES = ['passed', 'failed', 'retest', 'undefined', 'blocked', 'skipped', 'wip'] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** Unknown or non-string status values are stored as `undefined` (spec §4.1 rule 4: never an error). */
+export function normaliseStatus(value: unknown): Status {
+  return typeof value === 'string' && (STATUSES as readonly string[]).includes(value) ? (value as Status) : 'undefined';
+}
+
+export interface StoreConfig {
+  uid: string;
+  projectId: number;
+  projectName: string;
+  scenarioCount: number;
+  datasetScenarios: Record<number, string[]>;
+  duplicateNames: Record<number, string>;
+  generationDelayMs: number;
+  /** Monotonic clock (ms) for generation state. */
+  now: () => number;
+}
+
+export interface Dataset {
+  id: number;
+  scenarioId: number;
+  index: number;
+  name: string;
+  data: Record<string, string>;
+}
+
+export interface Scenario {
+  id: number;
+  name: string;
+  datasets: Dataset[];
+}
+
+export interface TestResult {
+  id: number;
+  snapshotId: number;
+  status: Status;
+  statusAuthor: string;
+  description: string | null;
+  stepStatuses: Status[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TestSnapshot {
+  id: number;
+  runId: number;
+  scenarioId: number;
+  scenarioSnapshotId: number;
+  folderSnapshotId: number;
+  dataset: Dataset | null;
+  name: string;
+  createdAt: number;
+  /** Clock value from which the test exists. */
+  readyAt: number;
+  results: TestResult[];
+}
+
+export interface TestRun {
+  id: number;
+  projectId: number;
+  name: string;
+  description: string;
+  archived: boolean;
+  external: boolean;
+  createdAt: number;
+  updatedAt: number;
+  generatingUntil: number;
+  scenarioIds: number[];
+  folderSnapshotId: number;
+  snapshots: TestSnapshot[];
+}
+
+/** Fixed date for fixture audit attributes, so fixture documents are stable across runs. */
+export const FIXTURE_TIME = Date.parse('2024-01-08T08:00:00.000Z');
+
+export class CucumberStudioStore {
+  readonly rootFolderId = 1;
+  readonly runs = new Map<number, TestRun>();
+  readonly snapshots = new Map<number, TestSnapshot>();
+  readonly results = new Map<number, TestResult>();
+  private readonly datasets = new Map<number, Dataset>();
+  private readonly datasetsByScenario = new Map<number, Dataset[]>();
+  /** Distinct id ranges per resource kind, so that an id used for the wrong kind never matches by chance. */
+  private readonly base: number;
+  private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+
+  constructor(readonly config: StoreConfig) {
+    this.base = 10 ** (String(Math.max(config.scenarioCount, 1)).length + 1);
+    let datasetSeq = this.base;
+    const ids = Object.keys(config.datasetScenarios)
+      .map(Number)
+      .filter((id) => this.hasScenario(id))
+      .sort((a, b) => a - b);
+    for (const sid of ids) {
+      const list = config.datasetScenarios[sid].map((name, index) => ({ id: ++datasetSeq, scenarioId: sid, index, name, data: { value: name } }));
+      this.datasetsByScenario.set(sid, list);
+      for (const d of list) this.datasets.set(d.id, d);
+    }
+  }
+
+  now(): number {
+    return this.config.now();
+  }
+
+  reset(): void {
+    this.runs.clear();
+    this.snapshots.clear();
+    this.results.clear();
+    this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+  }
+
+  // ---- fixtures (scenarios are computed on demand: 5000 of them cost nothing until read) ----
+
+  hasScenario(id: number): boolean {
+    return Number.isInteger(id) && id >= 1 && id <= this.config.scenarioCount;
+  }
+
+  scenario(id: number): Scenario | undefined {
+    if (!this.hasScenario(id)) return undefined;
+    return { id, name: this.config.duplicateNames[id] ?? `Scenario ${id}`, datasets: this.datasetsByScenario.get(id) ?? [] };
+  }
+
+  *allScenarioIds(): Generator<number> {
+    for (let id = 1; id <= this.config.scenarioCount; id++) yield id;
+  }
+
+  dataset(id: number): Dataset | undefined {
+    return this.datasets.get(id);
+  }
+
+  /** Test steps of a scenario (optionally expanded for one dataset row). */
+  steps(scenario: Scenario, dataset: Dataset | null): Array<{ action: string } | { result: string }> {
+    const suffix = dataset ? ` with "${dataset.data.value}"` : '';
+    return [
+      { action: 'Given the web shop is open' },
+      { action: `When scenario ${scenario.id} is exercised${suffix}` },
+      { result: `Then scenario ${scenario.id} succeeds` },
+    ];
+  }
+
+  definition(scenario: Scenario): string {
+    const param = scenario.datasets.length > 0 ? ' with "<value>"' : '';
+    return (
+      `scenario '${scenario.name}'${scenario.datasets.length > 0 ? ', value' : ''} do\n` +
+      `  Given "the web shop is open"\n  When "scenario ${scenario.id} is exercised${param}"\n` +
+      `  Then "scenario ${scenario.id} succeeds"\nend\n`
+    );
+  }
+
+  // ---- test runs ----
+
+  isGenerating(run: TestRun, now = this.now()): boolean {
+    return now < run.generatingUntil;
+  }
+
+  isReady(snapshot: TestSnapshot, now = this.now()): boolean {
+    return now >= snapshot.readyAt;
+  }
+
+  /** `{}` while the run's tests are generated; else all seven counters, each test under its latest result. */
+  statuses(run: TestRun, now = this.now()): Record<string, number> {
+    if (this.isGenerating(run, now)) return {};
+    const counts: Record<string, number> = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+    for (const s of run.snapshots) if (this.isReady(s, now)) counts[this.latestStatus(s)]++;
+    return counts;
+  }
+
+  latestResult(snapshot: TestSnapshot): TestResult | undefined {
+    return snapshot.results[snapshot.results.length - 1];
+  }
+
+  latestStatus(snapshot: TestSnapshot): Status {
+    return this.latestResult(snapshot)?.status ?? 'undefined';
+  }
+
+  createRun(input: { name: string; description: string; external: boolean; scenarioIds: number[] }): TestRun {
+    const wall = Date.now();
+    const now = this.now();
+    const run: TestRun = {
+      id: ++this.seq.run,
+      projectId: this.config.projectId,
+      name: input.name,
+      description: input.description,
+      archived: false,
+      external: input.external,
+      createdAt: wall,
+      updatedAt: wall,
+      generatingUntil: now + this.config.generationDelayMs,
+      scenarioIds: [],
+      folderSnapshotId: 4 * this.base + ++this.seq.folderSnapshot,
+      snapshots: [],
+    };
+    this.runs.set(run.id, run);
+    this.addScenarios(run, input.scenarioIds);
+    return run;
+  }
+
+  /**
+   * Adds tests for the scenarios not yet in the run (no duplicates). When anything was added the run
+   * re-enters the generating state. Returns the scenario ids actually added.
+   */
+  addScenarios(run: TestRun, scenarioIds: number[]): number[] {
+    const present = new Set(run.scenarioIds);
+    const added: number[] = [];
+    const now = this.now();
+    const readyAt = now + this.config.generationDelayMs;
+    for (const sid of scenarioIds) {
+      if (present.has(sid)) continue;
+      const scenario = this.scenario(sid);
+      if (!scenario) continue;
+      present.add(sid);
+      added.push(sid);
+      run.scenarioIds.push(sid);
+      const scenarioSnapshotId = 2 * this.base + ++this.seq.scenarioSnapshot;
+      const rows: Array<Dataset | null> = scenario.datasets.length > 0 ? scenario.datasets : [null];
+      for (const dataset of rows) {
+        const snapshot: TestSnapshot = {
+          id: 3 * this.base + ++this.seq.snapshot,
+          runId: run.id,
+          scenarioId: sid,
+          scenarioSnapshotId,
+          folderSnapshotId: run.folderSnapshotId,
+          dataset,
+          name: dataset ? `${scenario.name} (${dataset.name})` : scenario.name,
+          createdAt: Date.now(),
+          readyAt,
+          results: [],
+        };
+        run.snapshots.push(snapshot);
+        this.snapshots.set(snapshot.id, snapshot);
+      }
+    }
+    if (added.length > 0) {
+      run.generatingUntil = Math.max(run.generatingUntil, readyAt);
+      run.updatedAt = Date.now();
+    }
+    return added;
+  }
+
+  /** Archives the runs created before `limit` (wall-clock ms); returns the ids that changed state. */
+  archiveOlderThan(limit: number): number[] {
+    const changed: number[] = [];
+    for (const run of this.runs.values()) {
+      if (!run.archived && run.createdAt < limit) {
+        run.archived = true;
+        run.updatedAt = Date.now();
+        changed.push(run.id);
+      }
+    }
+    return changed;
+  }
+
+  // ---- test results ----
+
+  /** Step statuses, sanitised as in spec §3.13 (no action words here: one test step per scenario step). */
+  sanitiseStepStatuses(snapshot: TestSnapshot, value: unknown): Status[] {
+    if (!Array.isArray(value)) return [];
+    const scenario = this.scenario(snapshot.scenarioId) as Scenario;
+    const total = this.steps(scenario, snapshot.dataset).length;
+    return value.slice(0, total).map(normaliseStatus);
+  }
+
+  addResult(snapshot: TestSnapshot, input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown }): TestResult {
+    const wall = Date.now();
+    const result: TestResult = {
+      id: 5 * this.base + ++this.seq.result,
+      snapshotId: snapshot.id,
+      status: normaliseStatus(input.status),
+      statusAuthor: input.statusAuthor,
+      description: input.description,
+      stepStatuses: this.sanitiseStepStatuses(snapshot, input.stepStatuses),
+      createdAt: wall,
+      updatedAt: wall,
+    };
+    snapshot.results.push(result);
+    this.results.set(result.id, result);
+    const run = this.runs.get(snapshot.runId);
+    if (run) run.updatedAt = wall;
+    return result;
+  }
+
+  // ---- plain view for tests / demo / bench ----
+
+  view(): unknown {
+    const now = this.now();
+    return {
+      projects: [{ id: this.config.projectId, name: this.config.projectName }],
+      testRuns: [...this.runs.values()].map((run) => ({
+        id: run.id,
+        name: run.name,
+        description: run.description,
+        archived: run.archived,
+        generating: this.isGenerating(run, now),
+        scenarioIds: run.scenarioIds.slice(),
+        statuses: this.statuses(run, now),
+        snapshots: run.snapshots
+          .filter((s) => this.isReady(s, now))
+          .map((s) => ({
+            id: s.id,
+            scenarioId: s.scenarioId,
+            datasetId: s.dataset?.id ?? null,
+            datasetName: s.dataset?.name ?? null,
+            name: s.name,
+            results: s.results.map((r) => ({
+              id: r.id,
+              status: r.status,
+              statusAuthor: r.statusAuthor,
+              description: r.description,
+              createdAt: new Date(r.createdAt).toISOString(),
+            })),
+          })),
+      })),
+    };
+  }
+}

@@ -1,0 +1,246 @@
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { NO_FAULTS, RateLimiter, seededRandom } from './limits';
+import type { SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
+
+/** Counters the core keeps per service: what the sandbox received and how it answered. */
+export interface ServiceStats {
+  requests: number;
+  byRoute: Record<string, number>;
+  byStatus: Record<string, number>;
+  rateLimited: number;
+  faultsInjected: number;
+  appliedFaults: number;
+  resets: number;
+}
+
+export interface RequestLogEntry {
+  service: ServiceName;
+  method: string;
+  target: string;
+  route: string;
+  status: number;
+  at: number;
+}
+
+export interface SandboxCoreOptions {
+  port?: number;
+  host?: string;
+  seed?: number;
+  faults?: Partial<Record<ServiceName, Partial<ServiceFaults>>>;
+}
+
+/** The running sandbox: origin, env for the reporter, state, stats and run-time fault switches. */
+export interface RunningSandbox {
+  readonly origin: string;
+  readonly port: number;
+  readonly modules: ServiceModule[];
+  env(): Record<string, string>;
+  state(): Record<string, unknown>;
+  stats(): Record<string, ServiceStats>;
+  log(): RequestLogEntry[];
+  setFaults(service: ServiceName, faults: Partial<ServiceFaults>): void;
+  faults(service: ServiceName): ServiceFaults;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ADMIN = '/__sandbox';
+const MAX_LOG = 500_000;
+
+function emptyStats(): ServiceStats {
+  return { requests: 0, byRoute: {}, byStatus: {}, rateLimited: 0, faultsInjected: 0, appliedFaults: 0, resets: 0 };
+}
+
+/**
+ * Starts the HTTP core that fronts the service modules. The core owns the cross-cutting behaviour
+ * (latency, 429s, injected 500s, connection resets, outages, counting) so that each module only
+ * models its service.
+ */
+export async function startSandboxCore(modules: ServiceModule[], options: SandboxCoreOptions = {}): Promise<RunningSandbox> {
+  const random = seededRandom(options.seed ?? 42);
+  const faults = new Map<ServiceName, ServiceFaults>();
+  const limiters = new Map<ServiceName, RateLimiter>();
+  const stats = new Map<ServiceName, ServiceStats>();
+  const requestLog: RequestLogEntry[] = [];
+  for (const m of modules) {
+    faults.set(m.name, { ...NO_FAULTS, ...(options.faults?.[m.name] ?? {}) });
+    limiters.set(m.name, new RateLimiter(m.name === 'cucumberstudio' ? 'lockout' : 'sliding'));
+    stats.set(m.name, emptyStats());
+  }
+  const sockets = new Set<Socket>();
+  let origin = '';
+
+  const sandbox: RunningSandbox = {
+    get origin() {
+      return origin;
+    },
+    get port() {
+      return Number(new URL(origin).port);
+    },
+    modules,
+    env: () => Object.assign({}, ...modules.map((m) => m.env(origin))),
+    state: () => Object.fromEntries(modules.map((m) => [m.name, m.snapshot()])),
+    stats: () => Object.fromEntries([...stats].map(([k, v]) => [k, structuredClone(v)])),
+    log: () => requestLog.slice(),
+    setFaults: (service, patch) => {
+      const current = faults.get(service);
+      if (!current) throw new Error(`unknown service ${service}`);
+      faults.set(service, { ...current, ...patch });
+    },
+    faults: (service) => ({ ...(faults.get(service) ?? NO_FAULTS) }),
+    reset: () => {
+      for (const m of modules) {
+        m.reset();
+        stats.set(m.name, emptyStats());
+        limiters.get(m.name)?.reset();
+      }
+      requestLog.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+
+  const server: Server = createServer((req, res) => {
+    void serve(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`sandbox internal error: ${(error as Error)?.message ?? String(error)}`);
+      }
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rawTarget = req.url ?? '/';
+    const rawBody = await readBody(req);
+    const q = rawTarget.indexOf('?');
+    const rawPath = q < 0 ? rawTarget : rawTarget.slice(0, q);
+    const rawQuery = q < 0 ? '' : rawTarget.slice(q + 1).split('#')[0];
+    if (rawPath.startsWith(ADMIN)) return admin(req.method ?? 'GET', rawPath.slice(ADMIN.length), rawBody, res);
+
+    const module = modules.find((m) => m.matches(rawPath));
+    if (!module) return send(res, { status: 404, body: { error: `no sandbox service at ${rawPath}` } });
+    const f = faults.get(module.name) as ServiceFaults;
+    const st = stats.get(module.name) as ServiceStats;
+    st.requests++;
+    if (f.down || (f.resetRate > 0 && random() < f.resetRate)) {
+      st.resets++;
+      req.socket.destroy();
+      return;
+    }
+    let body: unknown;
+    let bodyParseError: string | undefined;
+    if (rawBody.trim() !== '') {
+      try {
+        body = JSON.parse(rawBody);
+      } catch (e) {
+        bodyParseError = (e as Error).message;
+      }
+    }
+    const sreq: SandboxRequest = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      rawTarget,
+      rawPath,
+      rawQuery,
+      query: new URLSearchParams(rawQuery),
+      headers: req.headers,
+      rawBody,
+      body,
+      bodyParseError,
+      receivedAt: performance.now(),
+    };
+    if (f.latencyMs > 0) await new Promise((r) => setTimeout(r, f.latencyMs));
+
+    let answer: SandboxResponse;
+    const wait = limiters.get(module.name)!.take(module.rateLimitKey(sreq, req.socket.remoteAddress ?? ''), performance.now(), f.rateLimit);
+    if (wait > 0) {
+      st.rateLimited++;
+      answer = { ...module.rateLimitResponse(Math.max(1, Math.ceil(wait / 1000))), route: 'rate-limited' };
+    } else {
+      answer = module.authenticate(sreq) ?? (await handleWithFaults(module, sreq, f, st));
+    }
+    const route = answer.route ?? `${sreq.method} ?`;
+    st.byRoute[route] = (st.byRoute[route] ?? 0) + 1;
+    st.byStatus[answer.status] = (st.byStatus[answer.status] ?? 0) + 1;
+    if (requestLog.length < MAX_LOG) {
+      requestLog.push({ service: module.name, method: sreq.method, target: rawTarget, route, status: answer.status, at: Date.now() });
+    }
+    send(res, answer);
+  }
+
+  async function handleWithFaults(module: ServiceModule, sreq: SandboxRequest, f: ServiceFaults, st: ServiceStats): Promise<SandboxResponse> {
+    if (f.faultRate > 0 && random() < f.faultRate) {
+      st.faultsInjected++;
+      return { ...module.faultResponse(), route: 'fault' };
+    }
+    const answer = await module.handle(sreq);
+    // "Applied, then 500": the write took effect but the client is told it failed (the case that
+    // makes naive retries create duplicates).
+    if (sreq.method !== 'GET' && answer.status < 300 && f.appliedFaultRate > 0 && random() < f.appliedFaultRate) {
+      st.appliedFaults++;
+      return { ...module.faultResponse(), route: `${answer.route ?? sreq.method} (applied, then 500)` };
+    }
+    return answer;
+  }
+
+  function admin(method: string, path: string, rawBody: string, res: ServerResponse): void {
+    try {
+      if (method === 'GET' && (path === '/state' || path === '/state/')) return send(res, { status: 200, body: sandbox.state() });
+      if (method === 'GET' && path === '/stats') return send(res, { status: 200, body: sandbox.stats() });
+      if (method === 'GET' && path === '/log') return send(res, { status: 200, body: requestLog });
+      if (method === 'GET' && path === '/faults') {
+        return send(res, { status: 200, body: Object.fromEntries(modules.map((m) => [m.name, sandbox.faults(m.name)])) });
+      }
+      if (method === 'POST' && path === '/faults') {
+        const patch = JSON.parse(rawBody || '{}') as Partial<Record<ServiceName, Partial<ServiceFaults>>>;
+        for (const [name, p] of Object.entries(patch)) sandbox.setFaults(name as ServiceName, p ?? {});
+        return send(res, { status: 200, body: Object.fromEntries(modules.map((m) => [m.name, sandbox.faults(m.name)])) });
+      }
+      if (method === 'POST' && path === '/reset') {
+        sandbox.reset();
+        return send(res, { status: 200, body: { ok: true } });
+      }
+      send(res, { status: 404, body: { error: `unknown admin route ${method} ${path}` } });
+    } catch (e) {
+      send(res, { status: 400, body: { error: (e as Error).message } });
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  origin = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  return sandbox;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, answer: SandboxResponse): void {
+  const headers: Record<string, string> = { ...(answer.headers ?? {}) };
+  let payload = '';
+  if (typeof answer.body === 'string') payload = answer.body;
+  else if (answer.body !== undefined) {
+    payload = JSON.stringify(answer.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json;charset=UTF-8';
+  }
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  res.writeHead(answer.status, headers);
+  res.end(payload);
+}

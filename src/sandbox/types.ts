@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** One request as the sandbox core hands it to a service module. */
+export interface SandboxRequest {
+  method: string;
+  /** The request-target exactly as received (path + query, percent-escapes untouched). */
+  rawTarget: string;
+  /** Raw path part of rawTarget (before `?`), not decoded. */
+  rawPath: string;
+  /** Raw query part of rawTarget (after `?`, without `#`), '' when absent. */
+  rawQuery: string;
+  /** Decoded query parameters (convenience for handlers; auth must use rawTarget). */
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** Body text as received ('' when none). */
+  rawBody: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: unknown;
+  /** Set when the body is non-empty but is not valid JSON. */
+  bodyParseError?: string;
+  /** Monotonic arrival time (ms, from the sandbox clock). */
+  receivedAt: number;
+}
+
+/** What a service module answers. `body` objects are sent as JSON; strings are sent as-is. */
+export interface SandboxResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Route template used for request counting, e.g. `POST /cycle`. Set by the module. */
+  route?: string;
+}
+
+/** Per-service switches; every field can be changed at run time through the admin API. */
+export interface ServiceFaults {
+  /** Added delay before each answer, ms. */
+  latencyMs: number;
+  /** Fraction (0..1) of authenticated requests answered with the service's "try again" 500, NOT applied. */
+  faultRate: number;
+  /** Fraction (0..1) of authenticated writes (non-GET) that are applied, then answered with the 500. */
+  appliedFaultRate: number;
+  /** Fraction (0..1) of requests whose connection is destroyed without an answer. */
+  resetRate: number;
+  /** Rate limit: at most `count` requests per `windowMs` (Zephyr per access key, CucumberStudio per client IP). */
+  rateLimit: { count: number; windowMs: number } | null;
+  /** Service unreachable: every request's connection is destroyed. */
+  down: boolean;
+}
+
+export type ServiceName = 'zephyr' | 'cucumberstudio';
+
+/** A service stand-in plugged into the sandbox core. The core owns latency, faults, rate limits and counting. */
+export interface ServiceModule {
+  readonly name: ServiceName;
+  /** True when this module serves the raw path (prefix match on its mount point). */
+  matches(rawPath: string): boolean;
+  /**
+   * Verify credentials; return an error response (401/406/…) or null when the request may proceed.
+   * Runs after the rate limit and before fault injection.
+   */
+  authenticate(req: SandboxRequest): SandboxResponse | null;
+  /** Key the rate limit is counted by (Zephyr: access key header; CucumberStudio: client IP). */
+  rateLimitKey(req: SandboxRequest, remoteAddress: string): string;
+  /** The 429 answer for this service, given the seconds until the window frees up. */
+  rateLimitResponse(waitSeconds: number): SandboxResponse;
+  /** The service's transient-failure answer (Zephyr: 500 errorCode 104). */
+  faultResponse(): SandboxResponse;
+  /** Serve an authenticated request. */
+  handle(req: SandboxRequest): Promise<SandboxResponse> | SandboxResponse;
+  /** Plain-JSON view of everything the service holds (for tests, demo and bench). */
+  snapshot(): unknown;
+  /** Forget everything except the seeded fixtures. */
+  reset(): void;
+  /** Env vars that point the reporter at this module, given the sandbox origin. */
+  env(origin: string): Record<string, string>;
+}

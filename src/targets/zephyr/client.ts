@@ -1,0 +1,145 @@
+import { BadResponseError } from '../../http/errors';
+import type { HttpSend } from '../../http/client';
+import type { RequestLane } from '../../publish/lane';
+import { signRequest, type ZephyrCredentials } from './jwt';
+import { parseJson, zephyrHttpError } from './errors';
+
+export interface ZephyrStatus {
+  id: number;
+  name: string;
+}
+
+export interface ZephyrCycle {
+  id: string;
+  name: string;
+  projectId?: number;
+  versionId?: number;
+  status?: string;
+  totalExecutions?: number;
+  totalExecuted?: number;
+  executionSummaries?: Array<{ executionStatusId?: number; executionStatusName?: string; count?: number }>;
+}
+
+export interface ZephyrExecution {
+  id: string;
+  issueId: number;
+  issueKey: string;
+  statusId: number;
+}
+
+export interface JobProgress {
+  progress?: number;
+  message?: string;
+  summaryMessage?: string;
+  errorMessage?: string | null;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+const API = '/public/rest/api/1.0';
+export const PAGE_SIZE = 50;
+
+/**
+ * ZAPI Cloud endpoints. Every call goes through the lane (pacing, 429 pauses) and is signed afresh
+ * per attempt: a token is bound to one method+path+query and expires.
+ */
+export class ZephyrClient {
+  constructor(
+    private readonly creds: ZephyrCredentials,
+    private readonly lane: RequestLane,
+    private readonly send: HttpSend,
+    private readonly secrets: readonly string[],
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
+
+  /** One exchange (no retry). Returns the body text of a 2xx answer; throws typed errors otherwise. */
+  async exchange(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<string> {
+    const qs = Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+      .join('&');
+    const relative = `${API}${path}${qs ? `?${qs}` : ''}`;
+    const url = `${this.creds.baseUrl}${relative}`;
+    return this.lane.send(label, async () => {
+      const token = await signRequest(this.creds, method, url, this.nowSeconds());
+      const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const res = await this.send('Zephyr', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (res.status < 200 || res.status >= 300) throw zephyrHttpError(method, relative, res, this.creds.baseUrl, this.secrets);
+      return res.text;
+    });
+  }
+
+  private async json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    return this.lane.retry(label, async () => parseJson<T>(method, path, { status: 200, headers: {}, durationMs: 0, text: await this.exchange(label, method, path, query, body) }));
+  }
+
+  /** Async endpoints answer with a bare job token (tolerate a JSON-quoted one too). */
+  private async job(label: string, path: string, body: unknown): Promise<string> {
+    return this.lane.retry(label, async () => {
+      const text = (await this.exchange(label, 'POST', path, {}, body)).trim();
+      const token = text.startsWith('"') ? (JSON.parse(text) as string) : text;
+      if (!token || /[\s<{]/.test(token)) throw new BadResponseError('Zephyr', 200, `Zephyr answered POST ${path} without a job token.`);
+      return token;
+    });
+  }
+
+  statuses(): Promise<ZephyrStatus[]> {
+    return this.json('execution/statuses', 'GET', '/execution/statuses');
+  }
+
+  searchCycles(projectId: number, versionId: number): Promise<ZephyrCycle[]> {
+    return this.json('cycles/search', 'GET', '/cycles/search', { projectId, versionId });
+  }
+
+  getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
+    return this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, expand: summaries ? 'executionSummaries' : undefined });
+  }
+
+  /** One attempt of a create (no retry): callers re-check state before repeating it. */
+  async createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
+    const text = await this.exchange('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description });
+    return parseJson<ZephyrCycle>('POST', '/cycle', { status: 200, headers: {}, durationMs: 0, text });
+  }
+
+  deleteCycle(cycleId: string, projectId: number, versionId: number): Promise<unknown> {
+    return this.json('cycle/delete', 'DELETE', `/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId });
+  }
+
+  /** Adds tests by Jira key (≤ 100 per call); existing ones are skipped by the service. */
+  addTests(cycleId: string, keys: readonly string[], projectId: number, versionId: number): Promise<string> {
+    return this.job('executions/add', `/executions/add/cycle/${encodeURIComponent(cycleId)}`, { method: 1, issues: keys, projectId, versionId });
+  }
+
+  /** Sets one status on ≤ 1000 executions (absolute, so repeating it is harmless). */
+  bulkStatus(executionIds: readonly string[], statusId: number): Promise<string> {
+    return this.job('executions/bulk-status', '/executions', { executions: executionIds, status: statusId, clearDefectMappingFlag: false, testStepStatusChangeFlag: false });
+  }
+
+  jobProgress(token: string): Promise<JobProgress> {
+    return this.json('jobprogress', 'GET', `/jobprogress/${encodeURIComponent(token)}`);
+  }
+
+  /** One page (≤ 50) of the cycle's executions. */
+  async executionsPage(cycleId: string, projectId: number, versionId: number, offset: number): Promise<{ items: ZephyrExecution[]; total: number }> {
+    type Page = { searchObjectList?: Array<{ execution?: { id: string; issueId: number; status?: { id: number } }; issueKey?: string }>; totalCount?: number };
+    const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, offset, size: PAGE_SIZE });
+    const items = (page.searchObjectList ?? [])
+      .filter((w) => w.execution && w.issueKey)
+      .map((w) => ({ id: String(w.execution!.id), issueId: Number(w.execution!.issueId), issueKey: String(w.issueKey), statusId: Number(w.execution!.status?.id ?? -1) }));
+    return { items, total: Number(page.totalCount ?? items.length) };
+  }
+
+  /** Sets status and comment of one execution; ZAPI wants issueId and projectId repeated. */
+  updateExecution(e: ZephyrExecution, body: { statusId: number; comment: string; cycleId: string; projectId: number; versionId: number }): Promise<unknown> {
+    return this.json('execution/update', 'PUT', `/execution/${encodeURIComponent(e.id)}`, {}, {
+      id: e.id,
+      issueId: e.issueId,
+      projectId: body.projectId,
+      cycleId: body.cycleId,
+      versionId: body.versionId,
+      status: { id: body.statusId },
+      comment: body.comment,
+    });
+  }
+}

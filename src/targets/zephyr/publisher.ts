@@ -1,0 +1,215 @@
+import type { ZephyrConfig } from '../../config';
+import { aggregate, defaultComment, ZEPHYR_COMMENT_LIMIT } from '../../mapping';
+import type { PlanItem, TestRecord, VerifyReport } from '../../model';
+import type { RequestLane } from '../../publish/lane';
+import type { ContainerInfo, PublishResult, Target } from '../../publish/target';
+import type { ZephyrClient, ZephyrExecution, ZephyrStatus } from './client';
+import { DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
+import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
+
+const ADD_CHUNK = 100;
+const BULK_CHUNK = 1000;
+
+/**
+ * The Zephyr cycle lifecycle. Keys become executions only through "add tests" (by key, async job):
+ * creating an execution needs the numeric issueId, which only the cycle listing tells us. Statuses are
+ * then set absolutely (bulk per status; one PUT per test that carries a comment), so every step is
+ * safe to repeat after an ambiguous failure.
+ */
+export class ZephyrTarget implements Target {
+  readonly id = 'zephyr' as const;
+  readonly label = 'Zephyr Squad';
+  readonly containerKind = 'cycle' as const;
+  readonly warnings: string[] = [];
+  private statuses: ZephyrStatus[] = [];
+  private byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
+  private cycle?: ContainerInfo;
+  private readonly executions = new Map<string, ZephyrExecution>();
+  private readonly rejected = new Map<string, string>();
+  private prefetch: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly cfg: ZephyrConfig,
+    private readonly client: ZephyrClient,
+    private readonly lane: RequestLane,
+    private readonly jobs: JobWaitOptions = {},
+  ) {}
+
+  keysOf(record: TestRecord): string[] {
+    return record.zephyrKeys;
+  }
+
+  async begin(knownKeys: readonly string[], recordedContainerId?: string): Promise<ContainerInfo> {
+    this.statuses = await this.client.statuses(); // also proves the credentials and the signing
+    const resolved = resolveStatusMap(this.cfg.statusMap, this.statuses);
+    this.byOutcome = resolved.byOutcome;
+    this.warnings.push(...resolved.warnings);
+    const { projectId, versionId } = this.cfg;
+    const cycleId = this.cfg.cycleId ?? recordedContainerId;
+    if (cycleId) {
+      const c = await this.client.getCycle(cycleId, projectId, versionId);
+      this.cycle = { id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true };
+    } else {
+      this.cycle = await this.findOrCreateCycle(this.cfg.cycleName);
+    }
+    // Register the keys known before the tests run while they run, so onEnd only sets statuses.
+    // A failure here is not final: publish() adds whatever is still missing.
+    if (knownKeys.length) this.prefetch = this.ensureInCycle(knownKeys).catch(() => undefined);
+    return this.cycle;
+  }
+
+  plan(records: readonly TestRecord[]): PlanItem[] {
+    return aggregate(records, (r) => r.zephyrKeys, {
+      statusFor: (o) => this.byOutcome[o],
+      rank: (s, o) => zephyrRank(s, o),
+      comment: (item) => defaultComment(item, ZEPHYR_COMMENT_LIMIT),
+    });
+  }
+
+  async publish(items: readonly PlanItem[]): Promise<PublishResult> {
+    const cycleId = this.requireCycle().id;
+    await this.prefetch;
+    await this.ensureInCycle(items.map((i) => i.key));
+    const result: PublishResult = { done: [], failed: [] };
+    const bulk = new Map<number, Array<{ item: PlanItem; e: ZephyrExecution }>>();
+    const puts: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
+    for (const item of items) {
+      const e = this.executions.get(item.key);
+      if (!e) {
+        result.failed.push({ item, reason: this.rejected.get(item.key) ?? `${item.key} is not in the cycle (Zephyr did not add it)` });
+        continue;
+      }
+      const status = Number(item.status);
+      if (this.cfg.failureComments && item.comment) puts.push({ item, e });
+      // Skipped tests are left as they are (UNEXECUTED when new): no call needed.
+      else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
+      else bulk.set(status, [...(bulk.get(status) ?? []), { item, e }]);
+    }
+    const { projectId, versionId } = this.cfg;
+    const work: Array<Promise<void>> = [];
+    for (const [status, group] of bulk) {
+      for (const part of chunk(group, BULK_CHUNK)) {
+        work.push(
+          (async () => {
+            const token = await this.client.bulkStatus(part.map((p) => p.e.id), status);
+            await waitForJob(this.client, token, this.jobs);
+            for (const p of part) p.e.statusId = status;
+            result.done.push(...part.map((p) => p.item));
+          })().catch((error: unknown) => {
+            result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
+          }),
+        );
+      }
+    }
+    for (const { item, e } of puts) {
+      work.push(
+        this.client
+          .updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId })
+          .then(() => {
+            e.statusId = Number(item.status);
+            result.done.push(item);
+          })
+          .catch((error: unknown) => {
+            result.failed.push({ item, reason: (error as Error).message });
+          }),
+      );
+    }
+    await Promise.all(work);
+    return result;
+  }
+
+  async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
+    const c = await this.client.getCycle(this.requireCycle().id, this.cfg.projectId, this.cfg.versionId, true);
+    const expected = new Map<number, number>();
+    for (const item of sent) {
+      const s = this.executions.get(item.key)?.statusId ?? Number(item.status);
+      expected.set(s, (expected.get(s) ?? 0) + 1);
+    }
+    const details: string[] = [];
+    const total = Number(c.totalExecutions ?? NaN);
+    if (!Number.isNaN(total) && total < sent.length) details.push(`cycle holds ${total} executions, ${sent.length} were published`);
+    for (const [statusId, count] of expected) {
+      const name = this.statusName(statusId);
+      const summary = (c.executionSummaries ?? []).find((s) => s.executionStatusId === statusId || s.executionStatusName === name);
+      const actual = Number(summary?.count ?? 0);
+      if (actual < count) details.push(`${name}: cycle shows ${actual}, expected at least ${count}`);
+    }
+    return { ok: details.length === 0, details: details.length ? details : [`cycle counts match the ${sent.length} published results`], containerStatus: c.status };
+  }
+
+  statusName(status: number | string): string {
+    return this.statuses.find((s) => s.id === Number(status))?.name ?? String(status);
+  }
+
+  calls(): number {
+    return this.lane.stats.calls;
+  }
+
+  async close(): Promise<void> {
+    await this.prefetch;
+  }
+
+  private requireCycle(): ContainerInfo {
+    if (!this.cycle) throw new Error('Zephyr cycle is not ready (the preflight failed)');
+    return this.cycle;
+  }
+
+  /**
+   * Reuse by exact name, else create. A create that failed ambiguously (500 after being applied, reset)
+   * is re-checked by name before it is repeated. Shards that raced settle on the earliest cycle of that
+   * name (search order) and delete the empty one they made.
+   */
+  private async findOrCreateCycle(name: string): Promise<ContainerInfo> {
+    const { projectId, versionId } = this.cfg;
+    const byName = async () => (await this.client.searchCycles(projectId, versionId)).filter((c) => c.name === name && String(c.id) !== '-1');
+    const existing = (await byName())[0];
+    if (existing) return { id: String(existing.id), name, reused: true };
+    const mine = await this.lane.retry('cycle/create', async (_attempt, previous) => {
+      if (previous?.kind === 'transient' && previous.ambiguous) {
+        const found = (await byName())[0];
+        if (found) return found;
+      }
+      return this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter');
+    });
+    const winner = (await byName())[0] ?? mine;
+    if (String(winner.id) !== String(mine.id)) {
+      await this.client.deleteCycle(String(mine.id), projectId, versionId).catch(() => undefined);
+      return { id: String(winner.id), name, reused: true };
+    }
+    return { id: String(mine.id), name, reused: false };
+  }
+
+  /** Adds missing keys (≤ 100 per job), waits for the jobs, then re-reads the cycle's executions. */
+  private async ensureInCycle(keys: readonly string[]): Promise<void> {
+    const cycleId = this.requireCycle().id;
+    const missing = [...new Set(keys)].filter((k) => !this.executions.has(k));
+    if (!missing.length) return;
+    const { projectId, versionId } = this.cfg;
+    const invalid = new Set<string>();
+    await Promise.all(
+      chunk(missing, ADD_CHUNK).map(async (part) => {
+        const token = await this.client.addTests(cycleId, part, projectId, versionId);
+        const progress = await waitForJob(this.client, token, this.jobs);
+        for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
+      }),
+    );
+    await this.readExecutions();
+    for (const k of missing) {
+      if (!this.executions.has(k)) {
+        this.rejected.set(k, invalid.has(k) ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)` : `${k} was not added to the cycle by Zephyr`);
+      }
+    }
+  }
+
+  /** Reads every execution of the cycle, 50 per page, pages in parallel after the first. */
+  private async readExecutions(): Promise<void> {
+    const cycleId = this.requireCycle().id;
+    const { projectId, versionId } = this.cfg;
+    const first = await this.client.executionsPage(cycleId, projectId, versionId, 0);
+    const pages = [first];
+    const offsets: number[] = [];
+    for (let offset = first.items.length; offset < first.total && first.items.length > 0; offset += first.items.length) offsets.push(offset);
+    pages.push(...(await Promise.all(offsets.map((o) => this.client.executionsPage(cycleId, projectId, versionId, o)))));
+    for (const page of pages) for (const e of page.items) this.executions.set(e.issueKey, e);
+  }
+}

@@ -1,0 +1,42 @@
+import type { StatusMapOption } from '../../config';
+import type { Outcome } from '../../model';
+import type { ZephyrStatus } from './client';
+
+/** interface.md status table. `timedOut` follows `failed` unless mapped itself. */
+export const DEFAULT_ZEPHYR_STATUS: Record<Outcome, number> = {
+  passed: 1,
+  flaky: 1,
+  failed: 2,
+  timedOut: 2,
+  skipped: -1,
+  interrupted: 4,
+};
+
+/** FAIL > BLOCKED > WIP > PASS > UNEXECUTED. */
+const RANK: Record<number, number> = { 2: 5, 4: 4, 3: 3, 1: 2, [-1]: 1 };
+
+export const UNEXECUTED = -1;
+
+/**
+ * Resolves the user's statusMap (ids or names, tenant custom statuses included) against the
+ * statuses the service returned. Unknown entries fall back to the default row, with a warning.
+ */
+export function resolveStatusMap(map: StatusMapOption, statuses: readonly ZephyrStatus[]): { byOutcome: Record<Outcome, number>; warnings: string[] } {
+  const warnings: string[] = [];
+  const byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
+  if (map.failed !== undefined && map.timedOut === undefined) map = { ...map, timedOut: map.failed };
+  const names = statuses.map((s) => s.name).join(', ');
+  for (const [outcome, ref] of Object.entries(map) as Array<[Outcome, number | string]>) {
+    const byId = statuses.find((s) => s.id === Number(ref) && String(ref).trim() !== '');
+    const byName = statuses.find((s) => s.name.trim().toLowerCase() === String(ref).trim().toLowerCase());
+    const found = typeof ref === 'number' ? byId : (byName ?? byId);
+    if (found) byOutcome[outcome] = found.id;
+    else warnings.push(`zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); using ${DEFAULT_ZEPHYR_STATUS[outcome]}`);
+  }
+  return { byOutcome, warnings };
+}
+
+/** Worst-wins rank of a status id; custom statuses rank like the default status of their outcome. */
+export function zephyrRank(statusId: number, outcome: Outcome): number {
+  return RANK[statusId] ?? RANK[DEFAULT_ZEPHYR_STATUS[outcome]] ?? 0;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { aggregate, isFinalAttempt, outcomeOf, recordOf, scenarioIdsOf, stripAnsi, zephyrKeysOf, type ResultLike, type TestLike } from '../../src/mapping';
+import type { TestRecord } from '../../src/model';
+import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
+
+/** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */
+function fakeTest(statuses: ResultLike['status'][], o: Partial<TestLike> & { expected?: 'passed' | 'failed' } = {}): TestLike {
+  const expected = o.expected ?? 'passed';
+  const results: ResultLike[] = statuses.map((status, retry) => ({ status, retry, error: status === 'failed' || status === 'timedOut' ? { message: '\u001b[31mExpected\u001b[39m 1 to be 2' } : undefined }));
+  return {
+    id: o.id ?? 't1',
+    title: o.title ?? 'does a thing',
+    tags: o.tags ?? [],
+    annotations: o.annotations ?? [],
+    retries: o.retries ?? 0,
+    results,
+    titlePath: () => ['', 'chromium', 'a.spec.ts', o.title ?? 'does a thing'],
+    outcome() {
+      const rs = [...results];
+      while (rs[0]?.status === 'skipped' || rs[0]?.status === 'interrupted') rs.shift();
+      if (!rs.length) return 'skipped';
+      const failures = rs.filter((r) => r.status !== 'skipped' && r.status !== 'interrupted' && r.status !== expected);
+      if (!failures.length) return 'expected';
+      if (failures.length === rs.length) return 'unexpected';
+      return 'flaky';
+    },
+  };
+}
+
+describe('keys', () => {
+  it('reads Jira keys from annotations (also several, runtime ones) and @KEY tags', () => {
+    const t = fakeTest(['passed'], { annotations: [{ type: 'zephyr', description: 'PROJ-1, PROJ-2' }], tags: ['@PROJ-3', '@smoke', '@cs-7'] });
+    t.results[0].annotations = [{ type: 'zephyr', description: 'PROJ-4' }];
+    expect(zephyrKeysOf(t)).toEqual(['PROJ-1', 'PROJ-2', 'PROJ-4', 'PROJ-3']);
+    expect(scenarioIdsOf(t)).toEqual([7]);
+  });
+  it('reads scenario ids from cucumberstudio annotations', () => {
+    expect(scenarioIdsOf(fakeTest(['passed'], { annotations: [{ type: 'cucumberstudio', description: '501' }] }))).toEqual([501]);
+  });
+  it('ignores malformed keys', () => {
+    expect(zephyrKeysOf(fakeTest(['passed'], { tags: ['@proj-1', '@PROJ-', '@-1'], annotations: [{ type: 'zephyr', description: 'not a key' }] }))).toEqual([]);
+  });
+});
+
+describe('outcome table', () => {
+  it.each([
+    [['passed'], {}, 'passed'],
+    [['failed'], {}, 'failed'],
+    [['timedOut'], {}, 'timedOut'],
+    [['failed', 'passed'], { retries: 1 }, 'flaky'],
+    [['failed', 'failed'], { retries: 1 }, 'failed'],
+    [['skipped'], {}, 'skipped'],
+    [['interrupted'], {}, 'interrupted'],
+    [['failed'], { expected: 'failed' as const }, 'passed'], // test.fail() that failed as expected
+    [['passed'], { expected: 'failed' as const }, 'failed'], // test.fail() that passed
+  ] as const)('%j %j -> %s', (statuses, o, outcome) => {
+    expect(outcomeOf(fakeTest([...statuses], o))).toBe(outcome);
+  });
+  it('a test that never ran has no outcome', () => {
+    expect(outcomeOf(fakeTest([]))).toBeNull();
+  });
+  it('only the last attempt of a retried test is final', () => {
+    const t = fakeTest(['failed'], { retries: 2 });
+    expect(isFinalAttempt(t, t.results[0])).toBe(false);
+    const t2 = fakeTest(['failed', 'failed', 'failed'], { retries: 2 });
+    expect(isFinalAttempt(t2, t2.results[2])).toBe(true);
+    const t3 = fakeTest(['failed', 'passed'], { retries: 2 });
+    expect(isFinalAttempt(t3, t3.results[1])).toBe(true);
+  });
+  it('strips ANSI from the error and keeps the title path', () => {
+    const r = recordOf(fakeTest(['failed'], { tags: ['@PROJ-9'] }))!;
+    expect(r.error).toBe('Expected 1 to be 2');
+    expect(r.title).toBe('chromium › a.spec.ts › does a thing');
+    expect(stripAnsi('\u001b[2m\u001b[31mx\u001b[39m\u001b[22m')).toBe('x');
+  });
+});
+
+describe('worst wins (Zephyr)', () => {
+  const rec = (testId: string, outcome: TestRecord['outcome'], keys = ['PROJ-1']): TestRecord => ({ testId, title: testId, zephyrKeys: keys, scenarioIds: [], outcome, attempts: 1, error: outcome === 'failed' ? 'boom' : undefined });
+  const policy = (map = DEFAULT_ZEPHYR_STATUS) => ({ statusFor: (o: TestRecord['outcome']) => map[o], rank: zephyrRank, comment: () => '' });
+  it('FAIL > BLOCKED > WIP > PASS > UNEXECUTED, whatever the order', () => {
+    const order = [rec('a', 'passed'), rec('b', 'interrupted'), rec('c', 'failed'), rec('d', 'skipped')];
+    for (const records of [order, [...order].reverse()]) {
+      const [item] = aggregate(records, (r) => r.zephyrKeys, policy());
+      expect(item.status).toBe(2);
+      expect(item.tests).toHaveLength(4);
+    }
+    expect(aggregate([rec('a', 'passed'), rec('b', 'interrupted')], (r) => r.zephyrKeys, policy())[0].status).toBe(4);
+    expect(aggregate([rec('a', 'skipped'), rec('b', 'flaky')], (r) => r.zephyrKeys, policy())[0].status).toBe(1);
+  });
+  it('one item per key; a test with several keys feeds each', () => {
+    const items = aggregate([rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])], (r) => r.zephyrKeys, policy());
+    expect(items.map((i) => [i.key, i.status])).toEqual([['PROJ-1', 1], ['PROJ-2', 2]]);
+  });
+  it('statusMap resolves names (custom tenant statuses too) and ids; unknown names warn and fall back', () => {
+    const statuses = [{ id: -1, name: 'UNEXECUTED' }, { id: 1, name: 'PASS' }, { id: 2, name: 'FAIL' }, { id: 3, name: 'WIP' }, { id: 4, name: 'BLOCKED' }, { id: 5, name: 'PARTIALLY PASSED' }];
+    const r = resolveStatusMap({ flaky: 'partially passed', skipped: 3, interrupted: 'NOPE' }, statuses);
+    expect(r.byOutcome).toMatchObject({ flaky: 5, skipped: 3, interrupted: 4, failed: 2 });
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toContain('zephyr.statusMap.interrupted');
+    expect(resolveStatusMap({ failed: 'BLOCKED' }, statuses).byOutcome.timedOut).toBe(4);
+    // A custom status ranks like its outcome's default: a flaky test (custom 5) loses against a FAIL.
+    expect(zephyrRank(5, 'flaky')).toBeLessThan(zephyrRank(2, 'failed'));
+  });
+});

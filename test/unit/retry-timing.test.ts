@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { backoffDelay, parseRetryAfter, parseWaitHint, rateLimitDelay } from '../../src/publish/retry-timing';
+import { classify } from '../../src/publish/classify';
+import { HttpError, NetworkError } from '../../src/http/errors';
+
+describe('Retry-After and wait hints', () => {
+  it('parses delta seconds and HTTP dates', () => {
+    expect(parseRetryAfter('37', 0)).toBe(37_000);
+    expect(parseRetryAfter('1.5', 0)).toBe(1_500);
+    const now = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', now)).toBe(10_000);
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter(undefined, 0)).toBeUndefined();
+  });
+  it('parses Zephyr "Please wait for <n> seconds"', () => {
+    expect(parseWaitHint('Please wait for 12 seconds')).toBe(12_000);
+    expect(parseWaitHint('{"clientMessage":"Please wait for 1 second"}')).toBe(1_000);
+    expect(parseWaitHint('Too many requests')).toBeUndefined();
+  });
+  it('never waits 0 s on a 429', () => {
+    expect(rateLimitDelay(0, undefined, 1, () => 0)).toBeGreaterThanOrEqual(1_000);
+    expect(rateLimitDelay(undefined, undefined, 1, () => 0)).toBeGreaterThanOrEqual(1_000);
+    expect(rateLimitDelay(5_000, undefined, 1, () => 0)).toBe(5_000);
+  });
+  it('backs off exponentially with jitter, capped', () => {
+    const d = [1, 2, 3, 10].map((a) => backoffDelay(a, () => 1));
+    expect(d).toEqual([250, 500, 1000, 8000]);
+    expect(backoffDelay(1, () => 0)).toBe(125);
+  });
+});
+
+describe('classification', () => {
+  const http = (status: number, body = '', headers: Record<string, string> = {}) => new HttpError('Zephyr', 'GET', '/x', status, headers, body, 'm');
+  it('retries 500/104, 5xx and resets; not other 4xx', () => {
+    expect(classify(http(500, '{"errorCode":104}'))).toEqual({ kind: 'transient', ambiguous: true });
+    expect(classify(http(503))).toMatchObject({ kind: 'transient' });
+    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNRESET'))).toEqual({ kind: 'transient', ambiguous: true });
+    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNREFUSED'))).toEqual({ kind: 'transient', ambiguous: false });
+    expect(classify(http(400))).toEqual({ kind: 'fatal' });
+    expect(classify(http(401))).toEqual({ kind: 'fatal' });
+  });
+  it('429 carries the wait from Retry-After or the message', () => {
+    expect(classify(http(429, '', { 'retry-after': '3' }))).toEqual({ kind: 'rate-limited', waitMs: 3000 });
+    expect(classify(http(429, '{"clientMessage":"Please wait for 7 seconds"}'))).toEqual({ kind: 'rate-limited', waitMs: 7000 });
+  });
+});
