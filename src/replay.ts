@@ -44,7 +44,7 @@ export async function replay(dir: string, options: TmsReporterOptions, env: Env,
         continue;
       }
       printer.info(`replaying ${journal.records.length} test results from ${journal.file}`);
-      const run = new PublishRun(config, { printer, journal, deps });
+      const run = new PublishRun(config, { printer, journal, deps: { ...deps, cucumberstudio: { ...deps?.cucumberstudio, replay: true } } });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
         for (const e of s.errors) printer.error(`${s.target}: ${e}`);

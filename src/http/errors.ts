@@ -71,3 +71,8 @@ export function redact(text: string, secrets: readonly string[]): string {
   // JWTs of any origin (e.g. echoed by a proxy) are never shown either.
   return out.replace(/eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, '[redacted-jwt]');
 }
+
+/** An HTML page where an API answer was expected (proxy error page, login page, wrong base URL). */
+export function looksLikeHtml(text: string): boolean {
+  return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
+}

@@ -17,6 +17,8 @@ export function classify(error: unknown, nowMs = Date.now()): Failure {
       return { kind: 'rate-limited', waitMs: parseRetryAfter(error.headers['retry-after'], nowMs) ?? parseWaitHint(error.bodyText) };
     }
     if (error.status >= 500 || error.status === 408) return { kind: 'transient', ambiguous: true };
+    // 423 Locked: CucumberStudio is (re)generating a run's tests; nothing was applied.
+    if (error.status === 423) return { kind: 'transient', ambiguous: false };
     return { kind: 'fatal' };
   }
   if (error instanceof NetworkError) {

@@ -1,8 +1,135 @@
-import type { ServiceModule } from '../types';
-/** Placeholder: replaced by the real CucumberStudio stand-in. */
+/**
+ * CucumberStudio (Hiptest) public API v1 stand-in for the sandbox core (see
+ * /work/shared/spec/cucumberstudio-api.md). The core owns latency, rate limiting (lock-out mode), fault
+ * injection, resets, outages and counting; this module models the service: strict headers, JSON:API
+ * documents, test runs whose tests are generated asynchronously (423 meanwhile), tests and results.
+ *
+ * Choices where the public contract is silent (kept stable, documented here):
+ * - Accept is strict: `application/vnd.api+json` with `version=1` is required, else 406 (the spec would
+ *   tolerate a missing Accept; the project's issue asks for 406).
+ * - While a run is generating, its whole test sub-tree (list, single test, results) answers 423.
+ * - A run with no tests (external, or `scenario_ids: []`) still goes through the generation delay.
+ * - Unknown `filter[status]` values answer 400; unknown `include` names are ignored.
+ * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
+ */
+import type { SandboxRequest, SandboxResponse, ServiceModule } from '../types';
+import { errorResponse, JSONAPI_MEDIA_TYPE } from './jsonapi';
+import { dispatch } from './routes';
+import { CucumberStudioStore } from './store';
+import { stateView } from './view';
+
+export type { CucumberStudioStateView } from './view';
+
 export interface CucumberStudioSandboxOptions {
+  /** Account e-mail sent in the `uid` header. Default `ci-bot@example.com`. */
+  uid?: string;
+  /** Default: a fixed 22-character token. */
+  accessToken?: string;
+  /** Default: a fixed 22-character client id. */
+  client?: string;
+  /** The one project. Default 1 (named `Web shop`). */
+  projectId?: number;
+  projectName?: string;
+  /** Scenarios 1..scenarioCount named `Scenario <id>` (computed on demand). Default 5000. */
+  scenarioCount?: number;
+  /** Scenario id → dataset names; a run gets one test per dataset. Default `{7: ['visa','mastercard'], 8: ['small','large']}`. */
+  datasetScenarios?: Record<number, string[]>;
+  /** Scenario id → name overriding `Scenario <id>`. Default `{11: 'Checkout works', 12: 'Checkout works'}`. */
+  duplicateNames?: Record<number, string>;
+  /** How long a run's tests take to appear after creation or after scenarios are added. Default 300 ms. */
   generationDelayMs?: number;
+  /** Monotonic clock (ms) used for the generation state. Default `performance.now()`. For tests. */
+  now?: () => number;
 }
-export function createCucumberStudioModule(_options: CucumberStudioSandboxOptions): ServiceModule {
-  throw new Error('cucumberstudio sandbox not implemented yet');
+
+export const CUCUMBERSTUDIO_DEFAULTS = {
+  uid: 'ci-bot@example.com',
+  accessToken: 'sbx7Kd2LmQ0pRt-YvW4kJa',
+  client: 'sbxCl_9sLpXe2Vb-Ma0nRg',
+  projectId: 1,
+  projectName: 'Web shop',
+  scenarioCount: 5000,
+  datasetScenarios: { 7: ['visa', 'mastercard'], 8: ['small', 'large'] } as Record<number, string[]>,
+  duplicateNames: { 11: 'Checkout works', 12: 'Checkout works' } as Record<number, string>,
+  generationDelayMs: 300,
+};
+
+const EXPECTED_ACCEPT = 'application/vnd.api+json; version=1';
+
+function header(req: SandboxRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** True when one of the Accept entries is `application/vnd.api+json` with `version=1` (case/spacing tolerant). */
+export function acceptsVersion1(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((entry) => {
+    const [type, ...params] = entry.split(';').map((s) => s.trim().toLowerCase());
+    if (type !== JSONAPI_MEDIA_TYPE) return false;
+    return params.some((p) => /^version\s*=\s*"?\s*1\s*"?$/.test(p));
+  });
+}
+
+export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): ServiceModule {
+  const o = { ...CUCUMBERSTUDIO_DEFAULTS, ...stripUndefined(options) };
+  const store = new CucumberStudioStore({
+    uid: o.uid,
+    projectId: o.projectId,
+    projectName: o.projectName,
+    scenarioCount: o.scenarioCount,
+    datasetScenarios: o.datasetScenarios,
+    duplicateNames: o.duplicateNames,
+    generationDelayMs: o.generationDelayMs,
+    now: options.now ?? (() => performance.now()),
+  });
+  // Tokens live one year and are not rotated: the expiry of "the token in use" is fixed at issue time.
+  const expiry = String(Math.floor(Date.now() / 1000) + 365 * 24 * 3600);
+
+  const finish = (answer: SandboxResponse): SandboxResponse => ({
+    ...answer,
+    headers: { 'content-type': JSONAPI_MEDIA_TYPE, expiry, ...(answer.headers ?? {}) },
+  });
+
+  return {
+    name: 'cucumberstudio',
+    matches: (rawPath) => rawPath === '/api' || rawPath.startsWith('/api/'),
+    authenticate(req) {
+      const uid = header(req, 'uid');
+      const token = header(req, 'access-token');
+      const client = header(req, 'client');
+      if (uid !== o.uid || token !== o.accessToken || client !== o.client) {
+        const missing = [['uid', uid], ['access-token', token], ['client', client]].filter(([, v]) => !v).map(([k]) => k);
+        const detail = missing.length > 0
+          ? `Missing credential header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. Send uid, access-token and client.`
+          : 'Invalid credentials: check uid, access-token and client';
+        return finish(errorResponse(401, detail, 'auth'));
+      }
+      if (!acceptsVersion1(header(req, 'accept'))) {
+        return finish(errorResponse(406, `The Accept header must be "${EXPECTED_ACCEPT}" (API version 1).`, 'auth'));
+      }
+      return null;
+    },
+    rateLimitKey: (_req, remoteAddress) => remoteAddress, // per client IP (spec §1.6)
+    rateLimitResponse: (waitSeconds) =>
+      finish({
+        ...errorResponse(429, `Rate limit exceeded. Retry in ${waitSeconds} seconds.`, 'rate-limited'),
+        headers: { 'Retry-After': String(waitSeconds) },
+      }),
+    faultResponse: () => finish(errorResponse(503, 'Please try again.', 'fault')),
+    handle: (req) => finish(dispatch(store, req)),
+    snapshot: () => stateView(store),
+    reset: () => store.reset(),
+    env: (origin) => ({
+      CUCUMBERSTUDIO_BASE_URL: origin,
+      CUCUMBERSTUDIO_UID: o.uid,
+      CUCUMBERSTUDIO_ACCESS_TOKEN: o.accessToken,
+      CUCUMBERSTUDIO_CLIENT: o.client,
+      CUCUMBERSTUDIO_PROJECT_ID: String(o.projectId),
+    }),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

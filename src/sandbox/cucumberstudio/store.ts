@@ -139,9 +139,9 @@ export class CucumberStudioStore {
     return this.datasets.get(id);
   }
 
-  /** Test steps of a scenario (optionally expanded for one dataset row). */
+  /** Test steps of a scenario (expanded for one dataset row: the `value` parameter becomes the row's value). */
   steps(scenario: Scenario, dataset: Dataset | null): Array<{ action: string } | { result: string }> {
-    const suffix = dataset ? ` with "${dataset.data.value}"` : '';
+    const suffix = dataset ? ` with '${dataset.data.value}'` : '';
     return [
       { action: 'Given the web shop is open' },
       { action: `When scenario ${scenario.id} is exercised${suffix}` },
@@ -149,13 +149,17 @@ export class CucumberStudioStore {
     ];
   }
 
+  /** Hiptest-DSL-like definition text of a scenario (informational only). */
   definition(scenario: Scenario): string {
-    const param = scenario.datasets.length > 0 ? ' with "<value>"' : '';
-    return (
-      `scenario '${scenario.name}'${scenario.datasets.length > 0 ? ', value' : ''} do\n` +
-      `  Given "the web shop is open"\n  When "scenario ${scenario.id} is exercised${param}"\n` +
-      `  Then "scenario ${scenario.id} succeeds"\nend\n`
-    );
+    const withDatasets = scenario.datasets.length > 0;
+    return [
+      `scenario '${scenario.name.replace(/'/g, "\\'")}'${withDatasets ? ', value' : ''} do`,
+      `  step {action: "Given the web shop is open"}`,
+      `  step {action: "When scenario ${scenario.id} is exercised${withDatasets ? " with '${value}'" : ''}"}`,
+      `  step {result: "Then scenario ${scenario.id} succeeds"}`,
+      'end',
+      '',
+    ].join('\n');
   }
 
   // ---- test runs ----
@@ -203,6 +207,7 @@ export class CucumberStudioStore {
     };
     this.runs.set(run.id, run);
     this.addScenarios(run, input.scenarioIds);
+    run.updatedAt = run.createdAt;
     return run;
   }
 
@@ -288,39 +293,5 @@ export class CucumberStudioStore {
     const run = this.runs.get(snapshot.runId);
     if (run) run.updatedAt = wall;
     return result;
-  }
-
-  // ---- plain view for tests / demo / bench ----
-
-  view(): unknown {
-    const now = this.now();
-    return {
-      projects: [{ id: this.config.projectId, name: this.config.projectName }],
-      testRuns: [...this.runs.values()].map((run) => ({
-        id: run.id,
-        name: run.name,
-        description: run.description,
-        archived: run.archived,
-        generating: this.isGenerating(run, now),
-        scenarioIds: run.scenarioIds.slice(),
-        statuses: this.statuses(run, now),
-        snapshots: run.snapshots
-          .filter((s) => this.isReady(s, now))
-          .map((s) => ({
-            id: s.id,
-            scenarioId: s.scenarioId,
-            datasetId: s.dataset?.id ?? null,
-            datasetName: s.dataset?.name ?? null,
-            name: s.name,
-            results: s.results.map((r) => ({
-              id: r.id,
-              status: r.status,
-              statusAuthor: r.statusAuthor,
-              description: r.description,
-              createdAt: new Date(r.createdAt).toISOString(),
-            })),
-          })),
-      })),
-    };
   }
 }

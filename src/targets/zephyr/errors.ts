@@ -1,4 +1,4 @@
-import { BadResponseError, HttpError, redact } from '../../http/errors';
+import { BadResponseError, HttpError, looksLikeHtml, redact } from '../../http/errors';
 import type { HttpResponse } from '../../http/client';
 
 /** Reads ZAPI's error envelope `{errorType, clientMessage, errorCode}` when there is one. */
@@ -12,9 +12,6 @@ export function zapiMessage(text: string): { clientMessage?: string; errorCode?:
   }
 }
 
-export function looksLikeHtml(text: string): boolean {
-  return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
-}
 
 /** Turns a non-2xx answer into an error whose message says what to check. */
 export function zephyrHttpError(method: string, path: string, res: HttpResponse, baseUrl: string, secrets: readonly string[]): HttpError {

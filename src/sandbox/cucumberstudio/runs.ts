@@ -1,0 +1,191 @@
+/**
+ * Test runs (#59–63), tests (#75–76) and test results (#84–85) of the CucumberStudio stand-in.
+ * Lookups (project, run, snapshot), the 423 gate of the test sub-tree and body-parse errors are handled
+ * by `routes.ts` before these handlers run.
+ */
+import type { SandboxResponse } from '../types';
+import { attributesOf, includes, locked, parseScenarioIds, type RouteContext } from './context';
+import { errorResponse, ok, resultResource, runResource, scenarioResource, snapshotResource, datasetResource, type Resource } from './jsonapi';
+import { normaliseStatus, type Scenario, type TestRun, type TestSnapshot } from './store';
+
+const MISSING_ATTRIBUTES = 'Request body must be a JSON:API document: {"data":{"attributes":{...}}}';
+
+function isTrue(v: unknown): boolean {
+  return v === true || v === 1 || v === '1' || v === 'true';
+}
+
+/** #59 — `filter[status]=active|archived`; no filter = every run (ascending id). */
+export function listRuns(ctx: RouteContext): SandboxResponse {
+  const filter = ctx.req.query.get('filter[status]');
+  if (filter !== null && filter !== 'active' && filter !== 'archived') {
+    return errorResponse(400, `filter[status] must be "active" or "archived", got "${filter}"`, ctx.route);
+  }
+  const runs = [...ctx.store.runs.values()].filter((r) => filter === null || r.archived === (filter === 'archived'));
+  return ok(200, { data: runs.map((r) => runResource(ctx.store, r)) }, ctx.route);
+}
+
+/** #60 — create (optionally from `scenario_ids`) or clone (`test_run_id`). Names need not be unique. */
+export function createRun(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const attrs = attributesOf(ctx.req.body);
+  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
+  if (typeof attrs.name !== 'string' || attrs.name.trim() === '') return errorResponse(422, "name can't be blank", route);
+  if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
+    return errorResponse(422, 'description must be a string', route);
+  }
+  let description = typeof attrs.description === 'string' ? attrs.description : '';
+  let scenarioIds: number[];
+  let external = false;
+  if (attrs.test_run_id !== undefined && attrs.test_run_id !== null) {
+    // Clone: copies the source run's tests (fresh, no results) and its description.
+    const source = store.runs.get(Number(attrs.test_run_id));
+    if (!source) return errorResponse(422, `test_run_id ${JSON.stringify(attrs.test_run_id)} is not a test run of this project`, route);
+    scenarioIds = source.scenarioIds.slice();
+    if (attrs.description === undefined) description = source.description;
+  } else if (attrs.scenario_ids !== undefined && attrs.scenario_ids !== null) {
+    const parsed = parseScenarioIds(store, attrs.scenario_ids, 'scenario_ids');
+    if ('error' in parsed) return errorResponse(422, parsed.error, route);
+    scenarioIds = parsed.ids; // `external` is ignored when scenario_ids is given
+  } else if (isTrue(attrs.external)) {
+    external = true;
+    scenarioIds = [];
+  } else {
+    scenarioIds = [...store.allScenarioIds()];
+  }
+  const run = store.createRun({ name: attrs.name, description, external, scenarioIds });
+  return ok(201, { data: runResource(store, run) }, route);
+}
+
+/** #61 — archive every run created before `older_than` (UTC midnight); lists the runs that changed state. */
+export function archiveRuns(ctx: RouteContext): SandboxResponse {
+  const olderThan = ctx.req.query.get('older_than') ?? '';
+  const limit = /^\d{4}-\d{2}-\d{2}$/.test(olderThan) ? Date.parse(`${olderThan}T00:00:00.000Z`) : NaN;
+  if (Number.isNaN(limit)) return errorResponse(400, 'older_than is required, as YYYY-MM-DD', ctx.route);
+  return ok(200, { meta: { archived_test_run_ids: ctx.store.archiveOlderThan(limit) } }, ctx.route);
+}
+
+/** #62 */
+export function getRun(ctx: RouteContext): SandboxResponse {
+  const withSync = ctx.req.query.get('show_synchronization_information') === 'true';
+  return ok(200, { data: runResource(ctx.store, ctx.run as TestRun, withSync) }, ctx.route);
+}
+
+/**
+ * #63 — change name/description and/or add scenarios (`scenario_id` or `scenario_ids`). Only scenarios not
+ * yet in the run get tests; when some are added the run is generating again (test list 423, statuses `{}`).
+ * Everything is validated before anything is applied.
+ */
+export function patchRun(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const run = ctx.run as TestRun;
+  const attrs = attributesOf(ctx.req.body);
+  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
+  if (attrs.name !== undefined && (typeof attrs.name !== 'string' || attrs.name.trim() === '')) {
+    return errorResponse(422, "name can't be blank", route);
+  }
+  if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
+    return errorResponse(422, 'description must be a string', route);
+  }
+  const toAdd: number[] = [];
+  for (const key of ['scenario_id', 'scenario_ids'] as const) {
+    if (attrs[key] === undefined) continue;
+    const parsed = parseScenarioIds(store, attrs[key], key);
+    if ('error' in parsed) return errorResponse(422, parsed.error, route);
+    toAdd.push(...parsed.ids);
+  }
+  const known = ['name', 'description', 'scenario_id', 'scenario_ids'];
+  if (!known.some((k) => attrs[k] !== undefined)) {
+    return errorResponse(422, 'Nothing to update: send description, name, scenario_id or scenario_ids', route);
+  }
+  let changed = false;
+  if (typeof attrs.name === 'string') {
+    run.name = attrs.name;
+    changed = true;
+  }
+  if (attrs.description !== undefined) {
+    run.description = typeof attrs.description === 'string' ? attrs.description : '';
+    changed = true;
+  }
+  if (changed) run.updatedAt = Date.now();
+  store.addScenarios(run, toAdd);
+  return ok(200, { data: runResource(store, run) }, route);
+}
+
+/** #75 — 423 while the run's tests are generated; never carries scenario linkage. */
+export function listSnapshots(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const run = ctx.run as TestRun;
+  if (store.isGenerating(run)) return locked(run, route);
+  const withResults = ctx.req.query.get('show_step_statuses') === 'true';
+  const data: Resource[] = [];
+  const included: Resource[] = [];
+  for (const snap of run.snapshots) {
+    data.push(snapshotResource(store, snap, { lastResult: withResults }));
+    const last = store.latestResult(snap);
+    if (withResults && last) included.push(resultResource(store, last));
+  }
+  return ok(200, withResults ? { data, included } : { data }, route);
+}
+
+/** #76 — `include=scenario,dataset,last-result` gives linkage plus top-level `included`. */
+export function getSnapshot(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const snap = ctx.snapshot as TestSnapshot;
+  const inc = includes(ctx.req);
+  const want = { scenario: inc.has('scenario'), dataset: inc.has('dataset'), lastResult: inc.has('last-result') };
+  const data = snapshotResource(store, snap, want);
+  if (ctx.req.query.has('show_passrate')) (data.attributes as Record<string, unknown>)['pass-rate'] = passRate(snap);
+  const included: Resource[] = [];
+  if (want.scenario) included.push(scenarioResource(store, store.scenario(snap.scenarioId) as Scenario));
+  if (want.dataset && snap.dataset) included.push(datasetResource(snap.dataset));
+  const last = store.latestResult(snap);
+  if (want.lastResult && last) included.push(resultResource(store, last));
+  return ok(200, { data, included }, route);
+}
+
+/** Percentage of `passed` among passed/failed/blocked results within the last 10 of those (filter first). */
+function passRate(snap: TestSnapshot): string {
+  const relevant = snap.results.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'blocked').slice(-10);
+  if (relevant.length === 0) return '';
+  return String(Math.round((100 * relevant.filter((r) => r.status === 'passed').length) / relevant.length));
+}
+
+/** #84 — `status`, `status-author` and `description` are mandatory keys (description may be ""). */
+export function postResult(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const snap = ctx.snapshot as TestSnapshot;
+  const attrs = attributesOf(ctx.req.body);
+  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
+  const missing = ['status', 'status-author', 'description'].filter((k) => attrs[k] === undefined);
+  if (missing.length > 0) return errorResponse(422, `Missing mandatory attribute${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, route);
+  if (typeof attrs['status-author'] !== 'string') return errorResponse(422, 'status-author must be a string', route);
+  if (attrs.description !== null && typeof attrs.description !== 'string') return errorResponse(422, 'description must be a string', route);
+  const result = store.addResult(snap, {
+    status: attrs.status,
+    statusAuthor: attrs['status-author'],
+    description: attrs.description,
+    stepStatuses: attrs['step-statuses'],
+  });
+  return ok(201, { data: resultResource(store, result), included: [snapshotResource(store, snap)] }, route);
+}
+
+/** #85 — any subset of status / status-author / description; unknown status → `undefined`. */
+export function patchResult(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const snap = ctx.snapshot as TestSnapshot;
+  const result = store.results.get(ctx.params.rid);
+  if (!result || result.snapshotId !== snap.id) return errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, route);
+  const attrs = attributesOf(ctx.req.body);
+  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
+  if (attrs['status-author'] !== undefined && typeof attrs['status-author'] !== 'string') {
+    return errorResponse(422, 'status-author must be a string', route);
+  }
+  if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
+    return errorResponse(422, 'description must be a string', route);
+  }
+  if (attrs.status !== undefined) result.status = normaliseStatus(attrs.status);
+  if (typeof attrs['status-author'] === 'string') result.statusAuthor = attrs['status-author'];
+  if (attrs.description !== undefined) result.description = attrs.description as string | null;
+  result.updatedAt = Date.now();
+  return ok(200, { data: resultResource(store, result) }, route);
+}

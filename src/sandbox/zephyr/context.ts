@@ -1,0 +1,30 @@
+import type { SandboxRequest, SandboxResponse } from '../types';
+import type { JobQueue } from './jobs';
+import type { ZephyrStore } from './store';
+
+/** What a handler sees: the request, the state, the acting user (token `sub`) and the path parameters. */
+export interface RouteContext {
+  req: SandboxRequest;
+  store: ZephyrStore;
+  jobs: JobQueue;
+  sub: string;
+  params: Record<string, string>;
+  /** The parsed JSON body for POST/PUT (undefined when empty or for GET/DELETE). */
+  body: unknown;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Template relative to `/public/rest/api/1.0`, e.g. `/cycle/:id`. */
+  path: string;
+  handler: (ctx: RouteContext) => SandboxResponse;
+}
+
+export const ok = (body: unknown): SandboxResponse => ({ status: 200, body });
+
+/** A bare job token: plain text, not JSON (clients put it straight into the jobprogress URL). */
+export const tokenText = (token: string): SandboxResponse => ({
+  status: 200,
+  headers: { 'content-type': 'text/plain;charset=UTF-8' },
+  body: token,
+});

@@ -1,0 +1,138 @@
+import { BadResponseError, HttpError, looksLikeHtml, redact } from '../../http/errors';
+import type { HttpResponse, HttpSend } from '../../http/client';
+import type { RequestLane } from '../../publish/lane';
+
+export interface CsCredentials {
+  baseUrl: string;
+  uid: string;
+  accessToken: string;
+  client: string;
+  projectId: number;
+}
+
+export interface JsonApiResource {
+  id: string;
+  type?: string;
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, { data?: { id: string; type?: string } | Array<{ id: string }> | null }>;
+}
+
+export interface JsonApiDocument {
+  data?: JsonApiResource | JsonApiResource[] | null;
+  included?: JsonApiResource[];
+}
+
+const ACCEPT = 'application/vnd.api+json; version=1';
+
+/** JSON:API client for CucumberStudio v1. One exchange per call, through the lane. */
+export class CucumberStudioClient {
+  constructor(
+    private readonly creds: CsCredentials,
+    private readonly lane: RequestLane,
+    private readonly send: HttpSend,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
+  async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
+    const relative = `/api/projects/${this.creds.projectId}${path}`;
+    const url = `${this.creds.baseUrl}${relative}`;
+    return this.lane.send(label, async () => {
+      const headers: Record<string, string> = { Accept: ACCEPT, uid: this.creds.uid, 'access-token': this.creds.accessToken, client: this.creds.client };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const res = await this.send('CucumberStudio', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (res.status < 200 || res.status >= 300) throw this.error(method, relative, res);
+      if (res.text.trim() === '') return {};
+      try {
+        return JSON.parse(res.text) as JsonApiDocument;
+      } catch {
+        throw new BadResponseError('CucumberStudio', res.status, `CucumberStudio answered ${method} ${relative.split('?')[0]} with ${looksLikeHtml(res.text) ? 'an HTML page' : 'text that is not valid JSON'} (HTTP ${res.status}).`);
+      }
+    });
+  }
+
+  /** With the lane's retry policy (for reads and idempotent writes). */
+  call(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
+    return this.lane.retry(label, () => this.exchange(label, method, path, body));
+  }
+
+  getProject(): Promise<JsonApiDocument> {
+    return this.call('project', 'GET', '');
+  }
+
+  listScenarios(): Promise<JsonApiDocument> {
+    return this.call('scenarios', 'GET', '/scenarios');
+  }
+
+  listActiveRuns(): Promise<JsonApiDocument> {
+    return this.call('test_runs/list', 'GET', '/test_runs?filter%5Bstatus%5D=active');
+  }
+
+  getRun(runId: number): Promise<JsonApiDocument> {
+    return this.call('test_runs/get', 'GET', `/test_runs/${runId}`);
+  }
+
+  /** One attempt (no retry): the caller re-checks by name before repeating a create. */
+  createRunOnce(name: string, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
+    return this.exchange('test_runs/create', 'POST', '/test_runs', { data: { attributes: { name, description: 'Published by playwright-tms-reporter', scenario_ids: scenarioIds } } });
+  }
+
+  /** Adds scenarios to a run; the service skips scenarios already in it, so repeating is harmless. */
+  addScenarios(runId: number, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
+    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { scenario_ids: scenarioIds } } });
+  }
+
+  /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
+  listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
+    return this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`);
+  }
+
+  getSnapshot(runId: number, snapshotId: string, include: 'scenario' | 'last-result'): Promise<JsonApiDocument> {
+    return this.call(`test_snapshots/get`, 'GET', `/test_runs/${runId}/test_snapshots/${snapshotId}?include=${include}`);
+  }
+
+  postResultOnce(runId: number, snapshotId: string, status: string, description: string, author: string): Promise<JsonApiDocument> {
+    return this.exchange('test_results/create', 'POST', `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results`, {
+      data: { type: 'test-results', attributes: { status, 'status-author': author, description } },
+    });
+  }
+
+  private error(method: string, path: string, res: HttpResponse): HttpError {
+    const detail = jsonApiDetail(res.text);
+    const said = detail ? `: ${redact(detail, this.secrets).slice(0, 300)}` : '';
+    const where = `${method} ${path.split('?')[0]}`;
+    let message: string;
+    if (res.status === 401) {
+      message = `CucumberStudio rejected the credentials (401${said}). Check CUCUMBERSTUDIO_UID, CUCUMBERSTUDIO_ACCESS_TOKEN and CUCUMBERSTUDIO_CLIENT (cucumberstudio.uid / accessToken / client): the three are issued together and expire after a year.`;
+    } else if (res.status === 406) {
+      message = `CucumberStudio refused the Accept header on ${where} (406${said}); it expects "${ACCEPT}" — a proxy may be rewriting headers.`;
+    } else if (res.status === 404 && path === `/api/projects/${this.creds.projectId}`) {
+      message = `CucumberStudio has no project ${this.creds.projectId} for this user (404): check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId).`;
+    } else if (res.status === 404 && /\/test_runs\/\d+$/.test(path)) {
+      message = `CucumberStudio has no test run ${path.split('/').pop()} in project ${this.creds.projectId} (404): check CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId).`;
+    } else if (res.status === 423) {
+      message = `CucumberStudio is still generating the run's tests (423) on ${where}.`;
+    } else if (res.status === 429) {
+      message = `CucumberStudio rate limit reached on ${where} (429; Retry-After ${res.headers['retry-after'] ?? 'not given'}).`;
+    } else if (looksLikeHtml(res.text)) {
+      message = `CucumberStudio answered ${where} with HTTP ${res.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong CUCUMBERSTUDIO_BASE_URL: ${this.creds.baseUrl}).`;
+    } else {
+      message = `CucumberStudio answered ${where} with HTTP ${res.status}${said || (res.text ? `: ${redact(res.text, this.secrets).slice(0, 200)}` : ' and an empty body')}.`;
+    }
+    return new HttpError('CucumberStudio', method, path, res.status, res.headers, redact(res.text, this.secrets).slice(0, 2000), message);
+  }
+}
+
+function jsonApiDetail(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { errors?: Array<{ detail?: string; title?: string } | string> };
+    const first = body.errors?.[0];
+    return typeof first === 'string' ? first : (first?.detail ?? first?.title);
+  } catch {
+    return undefined;
+  }
+}
+
+export function asArray(data: JsonApiDocument['data']): JsonApiResource[] {
+  return Array.isArray(data) ? data : data ? [data] : [];
+}

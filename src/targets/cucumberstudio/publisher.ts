@@ -1,0 +1,200 @@
+import type { CucumberStudioConfig } from '../../config';
+import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
+import type { PlanItem, TestRecord, VerifyReport } from '../../model';
+import type { RequestLane } from '../../publish/lane';
+import type { ContainerInfo, PublishResult, Target } from '../../publish/target';
+import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
+import { attribute, ScenarioNames, waitForSnapshots, type Snapshot, type WaitOptions } from './snapshots';
+import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
+
+export const STATUS_AUTHOR = 'playwright-tms-reporter';
+
+export interface CsTargetOptions {
+  wait?: Partial<WaitOptions>;
+  /** Replay: check each test's last result before posting, in case an earlier run sent it but died before journaling. */
+  replay?: boolean;
+}
+
+/**
+ * The test-run lifecycle: find or create the run with the mapped scenario ids, wait out the 423 while
+ * its tests are generated, attribute tests to scenarios, then post one result per test.
+ */
+export class CucumberStudioTarget implements Target {
+  readonly id = 'cucumberstudio' as const;
+  readonly label = 'CucumberStudio';
+  readonly containerKind = 'test run' as const;
+  readonly warnings: string[] = [];
+  private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
+  private names?: ScenarioNames;
+  private run?: ContainerInfo;
+  private snapshots: Snapshot[] = [];
+  private readonly bySnapshot = new Map<number, string[]>();
+  private readonly posted = new Map<string, string[]>();
+  private prefetch: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly cfg: CucumberStudioConfig,
+    private readonly client: CucumberStudioClient,
+    private readonly lane: RequestLane,
+    private readonly o: CsTargetOptions = {},
+  ) {
+    const resolved = resolveCsStatusMap(cfg.statusMap);
+    this.byOutcome = resolved.byOutcome;
+    this.warnings.push(...resolved.warnings);
+  }
+
+  keysOf(record: TestRecord): string[] {
+    return record.scenarioIds.map(String);
+  }
+
+  async begin(knownKeys: readonly string[], recordedContainerId?: string): Promise<ContainerInfo> {
+    await this.client.getProject(); // credentials + project id
+    this.names = new ScenarioNames(asArray((await this.client.listScenarios()).data));
+    const known = this.existing(knownKeys.map(Number));
+    const runId = this.cfg.testRunId ?? (recordedContainerId ? Number(recordedContainerId) : undefined);
+    if (runId !== undefined) {
+      const run = asArray((await this.client.getRun(runId)).data)[0];
+      this.run = { id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true };
+    } else {
+      this.run = await this.findOrCreateRun(this.cfg.testRunName, known);
+    }
+    // Wait for the generated tests while Playwright runs; publish() repeats what is still missing.
+    this.prefetch = this.prepare(known).catch(() => undefined);
+    return this.run;
+  }
+
+  plan(records: readonly TestRecord[]): PlanItem[] {
+    return aggregate(records, (r) => r.scenarioIds.map(String), {
+      statusFor: (o) => this.byOutcome[o],
+      rank: (s) => csRank(s),
+      comment: (item) => defaultComment(item, ERROR_TEXT_LIMIT),
+    });
+  }
+
+  async publish(items: readonly PlanItem[]): Promise<PublishResult> {
+    const runId = Number(this.requireRun().id);
+    await this.prefetch;
+    const ids = items.map((i) => Number(i.key));
+    await this.prepare(this.existing(ids));
+    const result: PublishResult = { done: [], failed: [] };
+    await Promise.all(
+      items.map(async (item) => {
+        const scenarioId = Number(item.key);
+        const targets = this.bySnapshot.get(scenarioId);
+        if (!this.names?.nameById.has(scenarioId)) return result.failed.push({ item, reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}` });
+        if (!targets?.length) return result.failed.push({ item, reason: `scenario ${scenarioId} has no test in test run ${runId}` });
+        try {
+          await Promise.all(targets.map((sid) => this.postResult(runId, sid, String(item.status), item.comment)));
+          this.posted.set(String(item.key), targets);
+          result.done.push(item);
+        } catch (error) {
+          result.failed.push({ item, reason: (error as Error).message });
+        }
+      }),
+    );
+    return result;
+  }
+
+  async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
+    const run = asArray((await this.client.getRun(Number(this.requireRun().id))).data)[0];
+    const counters = (run?.attributes?.statuses ?? {}) as Record<string, number>;
+    const expected = new Map<string, number>();
+    for (const item of sent) {
+      const n = this.posted.get(String(item.key))?.length ?? this.bySnapshot.get(Number(item.key))?.length ?? 1;
+      expected.set(String(item.status), (expected.get(String(item.status)) ?? 0) + n);
+    }
+    const details: string[] = [];
+    for (const [status, n] of expected) if ((counters[status] ?? 0) < n) details.push(`${status}: run counters show ${counters[status] ?? 0}, expected at least ${n}`);
+    const shown = Object.entries(counters).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
+    return { ok: details.length === 0, details: details.length ? details : [`run counters match the ${sent.length} published results`], containerStatus: shown || undefined };
+  }
+
+  statusName(status: number | string): string {
+    return String(status);
+  }
+
+  calls(): number {
+    return this.lane.stats.calls;
+  }
+
+  async close(): Promise<void> {
+    await this.prefetch;
+  }
+
+  private requireRun(): ContainerInfo {
+    if (!this.run) throw new Error('CucumberStudio test run is not ready (the preflight failed)');
+    return this.run;
+  }
+
+  /** Scenario ids that exist in the project (others are reported per item, never sent). */
+  private existing(ids: readonly number[]): number[] {
+    return [...new Set(ids)].filter((id) => this.names?.nameById.has(id));
+  }
+
+  private async findOrCreateRun(name: string, scenarioIds: readonly number[]): Promise<ContainerInfo> {
+    const byName = async () =>
+      asArray((await this.client.listActiveRuns()).data)
+        .filter((r) => r.attributes?.name === name)
+        .sort((a, b) => Number(a.id) - Number(b.id));
+    const existing = (await byName())[0];
+    if (existing) return { id: String(existing.id), name, reused: true };
+    const created = await this.lane.retry('test_runs/create', async (_attempt, previous): Promise<JsonApiResource> => {
+      if (previous?.kind === 'transient' && previous.ambiguous) {
+        const found = (await byName())[0];
+        if (found) return found;
+      }
+      return asArray((await this.client.createRunOnce(name, scenarioIds)).data)[0];
+    });
+    // Shards that raced settle on the lowest id (runs cannot be deleted; the loser stays empty-handed).
+    const winner = (await byName())[0] ?? created;
+    return { id: String(winner.id), name, reused: String(winner.id) !== String(created.id) };
+  }
+
+  /** Makes sure every wanted scenario has its tests in the run and knows which tests they are. */
+  private async prepare(wanted: readonly number[]): Promise<void> {
+    const runId = Number(this.requireRun().id);
+    const todo = new Set(wanted.filter((id) => !this.bySnapshot.has(id)));
+    if (!todo.size || !this.names) return;
+    const wait = { timeoutMs: this.cfg.snapshotTimeoutMs, ...this.o.wait };
+    this.snapshots = await waitForSnapshots(this.client, runId, wait);
+    await this.index(todo);
+    const missing = [...todo].filter((id) => !this.bySnapshot.has(id));
+    if (!missing.length) return;
+    // A reused run that lacks some mapped scenarios gets them added, rather than dropping their results.
+    await this.client.addScenarios(runId, missing);
+    this.snapshots = await waitForSnapshots(this.client, runId, wait);
+    const known = new Set([...this.bySnapshot.values()].flat());
+    // Still missing (e.g. renamed since the run was generated): look up every unattributed test.
+    await this.index(new Set(missing), new Set(this.snapshots.map((s) => s.id).filter((id) => !known.has(id))));
+  }
+
+  private async index(wanted: ReadonlySet<number>, alsoLookUp?: ReadonlySet<string>): Promise<void> {
+    const runId = Number(this.requireRun().id);
+    const found = await attribute(this.snapshots, wanted, this.names!, async (sid) => {
+      const doc = await this.client.getSnapshot(runId, sid, 'scenario');
+      const data = asArray(doc.data)[0]?.relationships?.scenario?.data;
+      return data && !Array.isArray(data) ? Number(data.id) : undefined;
+    }, alsoLookUp);
+    for (const [id, sids] of found) this.bySnapshot.set(id, sids);
+  }
+
+  /**
+   * Posting a result is not idempotent, so an ambiguous failure (500 after being applied, reset) is
+   * followed by a look at the test's last result before the post is repeated; replay looks first.
+   */
+  private async postResult(runId: number, snapshotId: string, status: string, description: string): Promise<void> {
+    await this.lane.retry('test_results/create', async (attempt, previous) => {
+      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.o.replay)) {
+        if (await this.lastResultIs(runId, snapshotId, status, description)) return;
+      }
+      await this.client.postResultOnce(runId, snapshotId, status, description, STATUS_AUTHOR);
+    });
+  }
+
+  private async lastResultIs(runId: number, snapshotId: string, status: string, description: string): Promise<boolean> {
+    const doc = await this.client.getSnapshot(runId, snapshotId, 'last-result');
+    const last = (doc.included ?? []).find((r) => r.type === 'test-results');
+    const a = last?.attributes ?? {};
+    return a.status === status && (a.description ?? '') === description && a['status-author'] === STATUS_AUTHOR;
+  }
+}

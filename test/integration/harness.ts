@@ -1,0 +1,168 @@
+/**
+ * Integration harness: writes an inline Playwright project into a temp folder inside the repository
+ * (so `playwright-tms-reporter` resolves by package name, as for a user, via package self-reference),
+ * runs a real `playwright test` child process against the sandbox, live or through blob -> merge-reports.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
+import type { RunSummary } from '../../src/model';
+
+export const REPO = path.resolve(__dirname, '../..');
+const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
+const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
+
+export type Mode = 'live' | 'merge';
+export const MODES: Mode[] = ['live', 'merge'];
+
+export interface RunOptions {
+  files: Record<string, string>;
+  env?: Record<string, string | undefined>;
+  /** Reporter options (besides env). */
+  options?: Record<string, unknown>;
+  mode?: Mode;
+  /** Config flavour: TypeScript (default), ESM (.mjs) or CommonJS (.cjs). */
+  config?: 'ts' | 'esm' | 'cjs';
+  retries?: number;
+  workers?: number;
+  args?: string[];
+  /** Reuse a folder (e.g. to run replay in the same place). */
+  dir?: string;
+  nodeOptions?: string;
+}
+
+export interface RunResult {
+  dir: string;
+  exitCode: number;
+  output: string;
+  summary?: RunSummary;
+  outboxDir: string;
+}
+
+let counter = 0;
+export function tempDir(label: string): string {
+  const dir = path.join(REPO, '.tmp', `${label}-${process.pid}-${Date.now()}-${counter++}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  // A clean env: the CI's own variables (GITHUB_*, CI…) must not leak into the run's naming.
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, LANG: 'C.UTF-8', ...extra };
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+export function exec(cmd: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs = 180_000): Promise<{ exitCode: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code ?? (signal ? 128 : 1), output });
+    });
+  });
+}
+
+function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions): string {
+  const body = `{
+  testDir: './tests',
+  retries: ${o.retries ?? 0},
+  workers: ${o.workers ?? 2},
+  fullyParallel: true,
+  reporter: ${JSON.stringify(reporter)},
+}`;
+  if (kind === 'cjs') return `module.exports = ${body};\n`;
+  return `export default ${body};\n`;
+}
+
+export async function runPlaywright(o: RunOptions): Promise<RunResult> {
+  const dir = o.dir ?? tempDir('pw');
+  const kind = o.config ?? 'ts';
+  const ext = kind === 'ts' ? 'ts' : kind === 'esm' ? 'mjs' : 'cjs';
+  for (const [name, text] of Object.entries(o.files)) {
+    const file = path.join(dir, 'tests', name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+  }
+  const tms = ['playwright-tms-reporter', o.options ?? {}];
+  const outboxDir = path.join(dir, 'outbox');
+  const env = baseEnv({ PW_TMS_OUTBOX_DIR: outboxDir, PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'), NODE_OPTIONS: o.nodeOptions, ...o.env });
+  let result: { exitCode: number; output: string };
+  if ((o.mode ?? 'live') === 'live') {
+    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms], o));
+    result = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, env);
+  } else {
+    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob']], o));
+    fs.writeFileSync(path.join(dir, `merge.config.${ext}`), configText(kind, [['dot'], tms], o));
+    const first = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, baseEnv({ ...o.env, PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }));
+    const merged = await exec(process.execPath, [PW_CLI, 'merge-reports', '-c', `merge.config.${ext}`, './blob-report'], dir, env);
+    result = { exitCode: merged.exitCode, output: `${first.output}\n--- merge-reports ---\n${merged.output}` };
+  }
+  const summaryFile = path.join(dir, 'summary.json');
+  const summary = fs.existsSync(summaryFile) ? (JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as RunSummary) : undefined;
+  return { dir, ...result, summary, outboxDir };
+}
+
+/** `npx playwright-tms-reporter replay <dir>` as a child process. */
+export function runReplay(outboxDir: string, env: Record<string, string | undefined>): Promise<{ exitCode: number; output: string }> {
+  return exec(process.execPath, [BIN, 'replay', outboxDir], REPO, baseEnv(env));
+}
+
+/** A sandbox on an ephemeral port with fast async jobs and test generation. */
+export function testSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({
+    port: 0,
+    ...options,
+    zephyr: { jobDelayMs: 60, ...options.zephyr },
+    cucumberstudio: { generationDelayMs: 300, ...options.cucumberstudio },
+  });
+}
+
+/** Every file below a folder, as text (for secret scans). */
+export function allFileText(dir: string): string {
+  if (!fs.existsSync(dir)) return '';
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && !e.name.endsWith('.zip'))
+    .map((e) => fs.readFileSync(path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name), 'utf8'))
+    .join('\n');
+}
+
+export function outboxFiles(outboxDir: string): string[] {
+  return fs.existsSync(outboxDir) ? fs.readdirSync(outboxDir).filter((f) => f.endsWith('.jsonl')) : [];
+}
+
+// --- views on the sandbox state (shapes documented in src/sandbox/*/index.ts) ---
+
+export interface ZExecution {
+  id: string;
+  issueKey: string;
+  statusId: number;
+  comment: string;
+  statusChanges: number;
+}
+export interface ZCycle {
+  id: string;
+  name: string;
+  executions: ZExecution[];
+}
+
+export function zephyrCycles(sandbox: RunningSandbox): ZCycle[] {
+  return (sandbox.state().zephyr as { cycles: ZCycle[] }).cycles.filter((c) => c.id !== '-1');
+}
+
+/** issueKey -> statusId of the one cycle with that name; asserts that keys are unique in it. */
+export function zephyrStatuses(sandbox: RunningSandbox, cycleName: string): Record<string, number> {
+  const cycles = zephyrCycles(sandbox).filter((c) => c.name === cycleName);
+  if (cycles.length !== 1) throw new Error(`expected one cycle "${cycleName}", found ${cycles.length}`);
+  const out: Record<string, number> = {};
+  for (const e of cycles[0].executions) {
+    if (e.issueKey in out) throw new Error(`duplicate execution for ${e.issueKey}`);
+    out[e.issueKey] = e.statusId;
+  }
+  return out;
+}

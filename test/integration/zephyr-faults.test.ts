@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { allFileText, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { bulkSuite } from './suites';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const N = 60;
+const expected = Object.fromEntries(Array.from({ length: N }, (_, i) => [`PROJ-${i + 101}`, (i + 1) % 10 === 0 ? 2 : 1]));
+
+describe.each(MODES)('Zephyr under faults (%s)', (mode) => {
+  it('20 % errorCode 104, 5 % applied-then-500 and a rate limit: exact state, no duplicates', async () => {
+    const name = `faults ${mode}`;
+    sandbox.setFaults('zephyr', { faultRate: 0.2, appliedFaultRate: 0.05, rateLimit: { count: 15, windowMs: 1000 } });
+    try {
+      const run = await runPlaywright({ files: bulkSuite(N, 10, 100), env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name }, mode });
+      expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(1);
+      expect(zephyrStatuses(sandbox, name)).toEqual(expected);
+      expect(run.summary!.targets.zephyr).toMatchObject({ published: N, unsent: 0, errors: [] });
+      const stats = sandbox.stats().zephyr;
+      expect(stats.faultsInjected + stats.appliedFaults).toBeGreaterThan(0);
+      expect(outboxFiles(run.outboxDir)).toEqual([]);
+    } finally {
+      sandbox.setFaults('zephyr', { faultRate: 0, appliedFaultRate: 0, rateLimit: null });
+    }
+  });
+});
+
+describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
+  it('keeps 100 % in the outbox; replay sends it exactly; a second replay changes nothing', async () => {
+    const name = `outage ${mode}`;
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
+    sandbox.setFaults('zephyr', { down: true });
+    let run;
+    try {
+      run = await runPlaywright({ files: bulkSuite(12, 4, 300), env, mode });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    // The suite has failing tests; publishing must not change the exit code (merge-reports always exits 0).
+    expect(run.exitCode).toBe(mode === 'live' ? 1 : 0);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(0);
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 0, unsent: 12 });
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    expect(run.output).toContain('npx playwright-tms-reporter replay');
+
+    const first = await runReplay(run.outboxDir, env);
+    expect(first.exitCode, first.output).toBe(0);
+    const want = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`PROJ-${i + 301}`, (i + 1) % 4 === 0 ? 2 : 1]));
+    expect(zephyrStatuses(sandbox, name)).toEqual(want);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    const before = JSON.stringify(zephyrCycles(sandbox).find((c) => c.name === name));
+    const calls = sandbox.stats().zephyr.requests;
+
+    const second = await runReplay(run.outboxDir, env);
+    expect(second.exitCode).toBe(0);
+    expect(second.output).toContain('nothing to replay');
+    expect(JSON.stringify(zephyrCycles(sandbox).find((c) => c.name === name))).toBe(before);
+    expect(sandbox.stats().zephyr.requests).toBe(calls);
+    for (const s of [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY]) {
+      expect(allFileText(run.dir) + run.output + first.output).not.toContain(s);
+    }
+  });
+});
+
+describe('Zephyr bad credentials and bad keys', () => {
+  it('a wrong secret gives one clear line within the run, and does not fail it', async () => {
+    const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', ZEPHYR_CYCLE_NAME: 'wrong secret' };
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    expect(run.exitCode).toBe(0);
+    const lines = run.output.split('\n').filter((l) => l.includes('rejected the credentials'));
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(lines[0]).toContain('ZEPHYR_SECRET_KEY');
+    expect(run.output).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
+    expect(run.output).not.toContain('wrong-secret-0123456789');
+    expect(zephyrCycles(sandbox).filter((c) => c.name === 'wrong secret')).toHaveLength(0);
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+  });
+
+  it('failOnPublishError turns a publish failure into a failed run', async () => {
+    const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', PW_TMS_FAIL_ON_ERROR: '1' };
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    expect(run.exitCode).toBe(1);
+    expect(run.output).toContain('failOnPublishError');
+  });
+
+  it('a base URL without the context path gives the qsh hint', async () => {
+    const env = { ...sandbox.env() };
+    env.ZEPHYR_BASE_URL = env.ZEPHYR_BASE_URL.replace(/\/connect$/, '');
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    expect(run.exitCode).toBe(0);
+    expect(run.output).toMatch(/404|qsh/);
+    expect(run.output).toContain('ZEPHYR_BASE_URL');
+  });
+
+  it('a key that is not a Test issue is reported and kept for replay; the others publish', async () => {
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'bad key' };
+    const files = { 'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});` };
+    const run = await runPlaywright({ files, env });
+    expect(zephyrStatuses(sandbox, 'bad key')).toEqual({ 'PROJ-1': 1 });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 1 });
+    expect(run.summary!.targets.zephyr!.errors.join(' ')).toContain('PROJ-999999');
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+  });
+});
+
+describe('reporter loading', () => {
+  it.each(['esm', 'cjs'] as const)('loads by package name from a %s config, also without require(esm)', async (config) => {
+    const name = `config ${config}`;
+    const run = await runPlaywright({
+      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-2' }, () => {});` },
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },
+      config,
+      nodeOptions: '--no-experimental-require-module',
+    });
+    expect(run.exitCode, run.output).toBe(0);
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-2': 1 });
+  });
+
+  it('with no credentials prints one line and does nothing', async () => {
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', () => {});` } });
+    expect(run.exitCode).toBe(0);
+    expect(run.output.match(/no target enabled/g)).toHaveLength(1);
+  });
+});

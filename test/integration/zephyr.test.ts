@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { allFileText, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+function secretsOf(env: Record<string, string>): string[] {
+  return [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].filter(Boolean);
+}
+
+describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
+  it('ends with exactly one execution per key, each with its mapped status', async () => {
+    const name = `statuses ${mode}`;
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
+    const run = await runPlaywright({ files: ZEPHYR_SUITE, env, retries: 1, mode });
+    expect(run.output).toContain('Zephyr Squad: cycle "statuses');
+    expect(zephyrStatuses(sandbox, name)).toEqual(ZEPHYR_EXPECTED);
+    const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
+    const byKey = Object.fromEntries(cycle.executions.map((e) => [e.issueKey, e]));
+    expect(byKey['PROJ-3'].comment).toContain('Expected: 2');
+    expect(byKey['PROJ-3'].comment).not.toMatch(/\u001b\[/);
+    expect(byKey['PROJ-9'].comment).toContain('shared key must fail');
+    expect(byKey['PROJ-4'].comment).toContain('Flaky');
+    expect(byKey['PROJ-5'].statusChanges).toBe(0);
+    const z = run.summary!.targets.zephyr!;
+    expect(z).toMatchObject({ published: 11, unsent: 0, unmapped: 1, errors: [] });
+    expect(z.countsByStatus).toEqual({ PASS: 7, FAIL: 3, UNEXECUTED: 1 });
+    expect(z.verify?.ok).toBe(true);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    for (const s of secretsOf(env)) {
+      expect(run.output).not.toContain(s);
+      expect(allFileText(run.dir)).not.toContain(s);
+    }
+  });
+});
