@@ -166,3 +166,40 @@ export function zephyrStatuses(sandbox: RunningSandbox, cycleName: string): Reco
   }
   return out;
 }
+
+export interface CsSnapshot {
+  id: number;
+  scenarioId: number;
+  name: string;
+  results: Array<{ status: string; description: string; statusAuthor: string }>;
+}
+export interface CsRun {
+  id: number;
+  name: string;
+  scenarioIds: number[];
+  statuses: Record<string, number>;
+  snapshots: CsSnapshot[];
+}
+
+export function csRuns(sandbox: RunningSandbox, name?: string): CsRun[] {
+  const runs = (sandbox.state().cucumberstudio as { testRuns: CsRun[] }).testRuns;
+  return name === undefined ? runs : runs.filter((r) => r.name === name);
+}
+
+/** The one run with that name. */
+export function csRun(sandbox: RunningSandbox, name: string): CsRun {
+  const runs = csRuns(sandbox, name);
+  if (runs.length !== 1) throw new Error(`expected one test run "${name}", found ${runs.length}`);
+  return runs[0];
+}
+
+/** scenario id -> statuses of the LAST result of each of its tests (throws on a test with ≠ expected result count). */
+export function csLastStatuses(run: CsRun, resultsPerTest = 1): Record<number, string[]> {
+  const out: Record<number, string[]> = {};
+  for (const s of run.snapshots) {
+    if (!s.results.length) continue;
+    if (s.results.length !== resultsPerTest) throw new Error(`test ${s.id} (scenario ${s.scenarioId}) has ${s.results.length} results, expected ${resultsPerTest}`);
+    (out[s.scenarioId] ??= []).push(s.results[s.results.length - 1].status);
+  }
+  return out;
+}

@@ -50,3 +50,23 @@ export function bulkSuite(n: number, failEvery = 0, offset = 0, files = 4): Reco
   }
   return out;
 }
+
+/** CucumberStudio: statuses, datasets (scenario 7 has two), an ambiguous name (11 and 12 share one). */
+export const CS_SUITE = {
+  'cs.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('s1 passes', { annotation: { type: 'cucumberstudio', description: '1' } }, () => {});
+test('s2 fails', { tag: '@cs-2' }, () => { expect('a').toBe('b'); });
+test('s3 flaky', { tag: '@cs-3' }, ({}, info) => { if (info.retry === 0) throw new Error('first try'); });
+test('s4 skipped', { tag: '@cs-4' }, () => { test.skip(); });
+test('s5 ok', { tag: '@cs-5' }, () => {});
+test('s5 bad', { tag: '@cs-5' }, () => { throw new Error('s5 broke'); });
+test('s7 datasets', { tag: '@cs-7' }, () => {});
+test('s11 ambiguous name, fails', { tag: '@cs-11' }, () => { throw new Error('s11 broke'); });
+test('s12 ambiguous name, passes', { tag: '@cs-12' }, () => {});
+test('not mapped', () => {});
+`,
+};
+
+/** scenario id -> expected status of the last result of each of its tests. */
+export const CS_EXPECTED: Record<number, string> = { 1: 'passed', 2: 'failed', 3: 'passed', 4: 'skipped', 5: 'failed', 7: 'passed', 11: 'failed', 12: 'passed' };

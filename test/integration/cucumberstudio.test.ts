@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { allFileText, csLastStatuses, csRun, csRuns, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
+import { CS_EXPECTED, CS_SUITE } from './suites';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  // Test generation takes longer than the Playwright run itself: the reporter has to wait out the 423.
+  sandbox = await testSandbox({ cucumberstudio: { generationDelayMs: 3000 } });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const expectedLast = () => {
+  const out: Record<number, string[]> = {};
+  for (const [id, status] of Object.entries(CS_EXPECTED)) out[Number(id)] = Number(id) === 7 ? [status, status] : [status];
+  return out;
+};
+
+describe.each(MODES)('CucumberStudio publishing (%s)', (mode) => {
+  it('creates the run with the mapped scenarios, waits out the 423, posts one result per test', async () => {
+    const name = `cs ${mode}`;
+    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const run = await runPlaywright({ files: CS_SUITE, env, retries: 1, mode });
+    const r = csRun(sandbox, name);
+    expect(r.scenarioIds.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 7, 11, 12]);
+    expect(csLastStatuses(r)).toEqual(expectedLast());
+    expect(r.snapshots.find((s) => s.scenarioId === 2)!.results[0].description).toContain('Expected: "b"');
+    expect(r.snapshots.find((s) => s.scenarioId === 11)!.results[0].description).toContain('s11 broke');
+    expect(r.statuses).toMatchObject({ passed: 5, failed: 3, skipped: 1, undefined: 0 });
+    const cs = run.summary!.targets.cucumberstudio!;
+    expect(cs).toMatchObject({ published: 8, unsent: 0, unmapped: 1, errors: [] });
+    expect(cs.verify?.ok).toBe(true);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    expect(run.output + allFileText(run.dir)).not.toContain(env.CUCUMBERSTUDIO_ACCESS_TOKEN);
+  });
+});
+
+describe('CucumberStudio reuse', () => {
+  const files = (ids: number[]) => ({ 'r.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}` });
+
+  it('reuses an active run by name and by id, adding the scenarios it lacks', async () => {
+    const name = 'reuse';
+    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const first = await runPlaywright({ files: files([21, 22]), env });
+    expect(first.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [] });
+    const second = await runPlaywright({ files: files([21, 22, 23]), env });
+    expect(second.summary!.targets.cucumberstudio).toMatchObject({ published: 3, errors: [], container: { reused: true } });
+    const r = csRun(sandbox, name);
+    expect(r.scenarioIds.sort()).toEqual([21, 22, 23]);
+    const results = Object.fromEntries(r.snapshots.map((s) => [s.scenarioId, s.results.length]));
+    expect(results).toEqual({ 21: 2, 22: 2, 23: 1 });
+
+    const byId = await runPlaywright({ files: files([24]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_ID: String(r.id) } });
+    expect(byId.summary!.targets.cucumberstudio).toMatchObject({ published: 1, errors: [], container: { id: String(r.id) } });
+    expect(csRun(sandbox, name).scenarioIds.sort()).toEqual([21, 22, 23, 24]);
+    expect(csRuns(sandbox, name)).toHaveLength(1);
+  });
+});
+
+describe.each(MODES)('CucumberStudio under faults (%s)', (mode) => {
+  it('errors, applied-then-503 and a rate limit: exact last results, no duplicate results', async () => {
+    const name = `cs faults ${mode}`;
+    sandbox.setFaults('cucumberstudio', { faultRate: 0.2, appliedFaultRate: 0.05, rateLimit: { count: 40, windowMs: 1000 } });
+    try {
+      const ids = Array.from({ length: 40 }, (_, i) => 100 + i);
+      const body = ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${id % 7 === 0 ? "throw new Error('x');" : ''} });`).join('\n');
+      const run = await runPlaywright({ files: { 'f.spec.ts': `import { test } from '@playwright/test';\n${body}` }, env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1' }, mode });
+      const last = csLastStatuses(csRun(sandbox, name)); // throws on duplicates
+      expect(last).toEqual(Object.fromEntries(ids.map((id) => [id, [id % 7 === 0 ? 'failed' : 'passed']])));
+      expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 40, unsent: 0, errors: [] });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { faultRate: 0, appliedFaultRate: 0, rateLimit: null });
+    }
+  });
+});
+
+describe('both targets', () => {
+  it('CucumberStudio down while Zephyr is up: Zephyr completes, CucumberStudio waits in the outbox, replay completes it once', async () => {
+    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: 'cs down', ZEPHYR_CYCLE_NAME: 'cs down' };
+    const files = { 'both.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });` };
+    sandbox.setFaults('cucumberstudio', { down: true });
+    let run;
+    try {
+      run = await runPlaywright({ files, env });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { down: false });
+    }
+    expect(zephyrStatuses(sandbox, 'cs down')).toEqual({ 'PROJ-41': 1, 'PROJ-42': 2 });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 2 });
+    expect(csRuns(sandbox, 'cs down')).toHaveLength(0);
+    const zBefore = sandbox.stats().zephyr.requests;
+
+    const replay = await runReplay(run.outboxDir, env);
+    expect(replay.exitCode, replay.output).toBe(0);
+    expect(csLastStatuses(csRun(sandbox, 'cs down'))).toEqual({ 41: ['passed'], 42: ['failed'] });
+    expect(sandbox.stats().zephyr.requests).toBe(zBefore); // Zephyr was complete: not touched again
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    const again = await runReplay(run.outboxDir, env);
+    expect(again.output).toContain('nothing to replay');
+    expect(csLastStatuses(csRun(sandbox, 'cs down'))).toEqual({ 41: ['passed'], 42: ['failed'] });
+  });
+});
