@@ -47,7 +47,7 @@ export default class TmsReporter implements Reporter {
         return;
       }
       this.run = new PublishRun(c, { printer: this.printer });
-      this.run.start(tests.map((t) => ({ zephyrKeys: zephyrKeysOf(t), scenarioIds: scenarioIdsOf(t) })));
+      this.run.start(tests.map((t) => ({ zephyrKeys: zephyrKeysOf(t), scenarioIds: scenarioIdsOf(t) })), config.shard);
     });
   }
 

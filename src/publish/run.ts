@@ -6,6 +6,9 @@ import { createTargets, type TargetDeps } from '../targets';
 import { Outbox, type Journal, type JournalTargetMeta } from './outbox';
 import { TargetSession } from './session';
 
+/** How long a non-leader shard waits for shard 1's cycle / run (shard 1 may have no tests at all). */
+export const FOLLOWER_WAIT_MS = 30_000;
+
 export interface PublishRunOptions {
   printer: Printer;
   /** Replay: the journal being re-sent (appended to, and its done items skipped). */
@@ -45,12 +48,16 @@ export class PublishRun {
     return this.sessions.map((s) => s.target.id);
   }
 
-  /** Preflight + container for every target, in the background. */
-  start(records: readonly Pick<TestRecord, 'zephyrKeys' | 'scenarioIds'>[]): void {
+  /**
+   * Preflight + container for every target, in the background. With live shards, shard 1 creates the
+   * cycle / run and the others first wait for it, so that simultaneous shards do not race to create.
+   */
+  start(records: readonly Pick<TestRecord, 'zephyrKeys' | 'scenarioIds'>[], shard?: { current: number; total: number } | null): void {
     if (this.config.dryRun) return;
+    const followerWaitMs = shard && shard.total > 1 && shard.current > 1 ? FOLLOWER_WAIT_MS : 0;
     for (const s of this.sessions) {
       const keys = [...new Set(records.flatMap((r) => s.target.keysOf(r as TestRecord)))];
-      s.start(keys);
+      s.start(keys, { followerWaitMs });
     }
   }
 

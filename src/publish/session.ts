@@ -1,7 +1,7 @@
 import type { PlanItem, TargetSummary, TestRecord } from '../model';
 import { classify } from './classify';
 import type { Outbox } from './outbox';
-import type { ContainerInfo, Target } from './target';
+import type { BeginContext, ContainerInfo, Target } from './target';
 
 export interface SessionLog {
   info(line: string): void;
@@ -27,8 +27,8 @@ export class TargetSession {
   ) {}
 
   /** Starts the preflight and the container (not awaited by Playwright: keep the promise). */
-  start(knownKeys: readonly string[]): void {
-    this.begun = this.begin(knownKeys);
+  start(knownKeys: readonly string[], ctx: BeginContext = {}): void {
+    this.begun = this.begin(knownKeys, ctx);
     // Report a bad preflight as soon as it is known, not only at the end of the run.
     this.begun.catch((error: unknown) => {
       this.beginError = error;
@@ -36,8 +36,8 @@ export class TargetSession {
     });
   }
 
-  private async begin(knownKeys: readonly string[]): Promise<ContainerInfo> {
-    const container = await this.target.begin(knownKeys, this.recordedContainerId);
+  private async begin(knownKeys: readonly string[], ctx: BeginContext = {}): Promise<ContainerInfo> {
+    const container = await this.target.begin(knownKeys, this.recordedContainerId, ctx);
     this.outbox?.container(this.target.id, container.id, container.name);
     for (const w of this.target.warnings) this.log.error(w);
     return container;

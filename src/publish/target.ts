@@ -13,6 +13,12 @@ export interface PublishResult {
   failed: Array<{ item: PlanItem; reason: string }>;
 }
 
+/** What a target may know about the run when it begins. */
+export interface BeginContext {
+  /** A CI shard that is not shard 1 waits this long for shard 1's container before creating one. */
+  followerWaitMs?: number;
+}
+
 /**
  * What the engine needs from a service: a few methods, one folder per service.
  * Implementations never decide failure policy or touch the outbox; the session does.
@@ -28,7 +34,7 @@ export interface Target {
    * Preflight (credentials, ids, statuses) and the container (create / reuse); may pre-register the
    * keys known before the tests run. `recordedContainerId` comes from the outbox on replay.
    */
-  begin(knownKeys: readonly string[], recordedContainerId?: string): Promise<ContainerInfo>;
+  begin(knownKeys: readonly string[], recordedContainerId?: string, ctx?: BeginContext): Promise<ContainerInfo>;
   /** Pure mapping of records to one item per key (valid after begin: statuses are resolved then). */
   plan(records: readonly TestRecord[]): PlanItem[];
   /** Sends the items; safe to call again with the same items (absolute statuses, no duplicates). */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { NO_FAULTS, RateLimiter, seededRandom } from './limits';
-import type { SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
+import type { ResponseOverride, SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
 
 /** Counters the core keeps per service: what the sandbox received and how it answered. */
 export interface ServiceStats {
@@ -12,6 +12,8 @@ export interface ServiceStats {
   faultsInjected: number;
   appliedFaults: number;
   resets: number;
+  /** Requests answered by a response override. */
+  overridden: number;
 }
 
 export interface RequestLogEntry {
@@ -49,7 +51,7 @@ const ADMIN = '/__sandbox';
 const MAX_LOG = 500_000;
 
 function emptyStats(): ServiceStats {
-  return { requests: 0, byRoute: {}, byStatus: {}, rateLimited: 0, faultsInjected: 0, appliedFaults: 0, resets: 0 };
+  return { requests: 0, byRoute: {}, byStatus: {}, rateLimited: 0, faultsInjected: 0, appliedFaults: 0, resets: 0, overridden: 0 };
 }
 
 /**
@@ -64,7 +66,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   const stats = new Map<ServiceName, ServiceStats>();
   const requestLog: RequestLogEntry[] = [];
   for (const m of modules) {
-    faults.set(m.name, { ...NO_FAULTS, ...(options.faults?.[m.name] ?? {}) });
+    faults.set(m.name, withOwnOverrides({ ...NO_FAULTS, ...(options.faults?.[m.name] ?? {}) }));
     limiters.set(m.name, new RateLimiter(m.name === 'cucumberstudio' ? 'lockout' : 'sliding'));
     stats.set(m.name, emptyStats());
   }
@@ -86,9 +88,9 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     setFaults: (service, patch) => {
       const current = faults.get(service);
       if (!current) throw new Error(`unknown service ${service}`);
-      faults.set(service, { ...current, ...patch });
+      faults.set(service, withOwnOverrides({ ...current, ...patch }));
     },
-    faults: (service) => ({ ...(faults.get(service) ?? NO_FAULTS) }),
+    faults: (service) => withOwnOverrides({ ...(faults.get(service) ?? NO_FAULTS) }),
     reset: () => {
       for (const m of modules) {
         m.reset();
@@ -165,7 +167,13 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       st.rateLimited++;
       answer = { ...module.rateLimitResponse(Math.max(1, Math.ceil(wait / 1000))), route: 'rate-limited' };
     } else {
-      answer = module.authenticate(sreq) ?? (await handleWithFaults(module, sreq, f, st));
+      const canned = takeOverride(f, sreq);
+      if (canned) {
+        st.overridden++;
+        answer = { status: canned.status, headers: { ...(canned.headers ?? {}) }, body: canned.body, route: 'override' };
+      } else {
+        answer = module.authenticate(sreq) ?? (await handleWithFaults(module, sreq, f, st));
+      }
     }
     const route = answer.route ?? `${sreq.method} ?`;
     st.byRoute[route] = (st.byRoute[route] ?? 0) + 1;
@@ -221,6 +229,25 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   const addr = server.address() as AddressInfo;
   origin = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
   return sandbox;
+}
+
+/** Copies the override list so that `times` counts down on the sandbox's own copy, not the caller's. */
+function withOwnOverrides(f: ServiceFaults): ServiceFaults {
+  return f.overrides ? { ...f, overrides: f.overrides.map((o) => ({ ...o, headers: o.headers ? { ...o.headers } : undefined })) } : f;
+}
+
+/** The first matching override (its `times` counted down; dropped when used up), or undefined. */
+function takeOverride(f: ServiceFaults, req: SandboxRequest): ResponseOverride | undefined {
+  const list = f.overrides;
+  if (!list?.length) return undefined;
+  const i = list.findIndex((o) => (!o.method || o.method.toUpperCase() === req.method) && req.rawTarget.includes(o.pathIncludes));
+  if (i < 0) return undefined;
+  const o = list[i];
+  if (o.times !== undefined) {
+    o.times--;
+    if (o.times <= 0) list.splice(i, 1);
+  }
+  return o;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

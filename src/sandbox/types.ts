@@ -45,6 +45,26 @@ export interface ServiceFaults {
   rateLimit: { count: number; windowMs: number } | null;
   /** Service unreachable: every request's connection is destroyed. */
   down: boolean;
+  /**
+   * Canned answers (bad-response tests): the first override whose `method` (if set) and `pathIncludes`
+   * match the request is sent instead of the service's answer. Applied after the rate limit and before
+   * authentication; counted in stats as `overridden` (route `override`). Absent = none.
+   */
+  overrides?: ResponseOverride[];
+}
+
+/** One canned answer of the sandbox core (see `ServiceFaults.overrides`). */
+export interface ResponseOverride {
+  /** HTTP method to match (case-insensitive); any when absent. */
+  method?: string;
+  /** Substring of the raw request target (path + query, as received) to match. */
+  pathIncludes: string;
+  status: number;
+  /** Sent as-is (no content-type is added unless given in `headers`). */
+  body: string;
+  headers?: Record<string, string>;
+  /** How many requests it answers before it is dropped; unlimited when absent. */
+  times?: number;
 }
 
 export type ServiceName = 'zephyr' | 'cucumberstudio';

@@ -21,6 +21,7 @@ describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
     const run = await runPlaywright({ files: ZEPHYR_SUITE, env, retries: 1, mode });
     expect(run.output).toContain('Zephyr Squad: cycle "statuses');
+    expect(run.output).not.toContain('unknown option'); // Playwright's own configDir / _mode keys are accepted
     expect(zephyrStatuses(sandbox, name)).toEqual(ZEPHYR_EXPECTED);
     const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
     const byKey = Object.fromEntries(cycle.executions.map((e) => [e.issueKey, e]));

@@ -82,6 +82,10 @@ export class CucumberStudioClient {
     return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { scenario_ids: scenarioIds } } });
   }
 
+  renameRun(runId: number, name: string): Promise<JsonApiDocument> {
+    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { name } } });
+  }
+
   /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
   listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
     return this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`);

@@ -2,7 +2,8 @@ import type { CucumberStudioConfig } from '../../config';
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { ContainerInfo, PublishResult, Target } from '../../publish/target';
+import type { BeginContext, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import { findOrCreate } from '../../publish/find-or-create';
 import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
 import { attribute, ScenarioNames, waitForSnapshots, type Snapshot, type WaitOptions } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
@@ -47,7 +48,7 @@ export class CucumberStudioTarget implements Target {
     return record.scenarioIds.map(String);
   }
 
-  async begin(knownKeys: readonly string[], recordedContainerId?: string): Promise<ContainerInfo> {
+  async begin(knownKeys: readonly string[], recordedContainerId?: string, ctx: BeginContext = {}): Promise<ContainerInfo> {
     await this.client.getProject(); // credentials + project id
     this.names = new ScenarioNames(asArray((await this.client.listScenarios()).data));
     const known = this.existing(knownKeys.map(Number));
@@ -56,7 +57,7 @@ export class CucumberStudioTarget implements Target {
       const run = asArray((await this.client.getRun(runId)).data)[0];
       this.run = { id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true };
     } else {
-      this.run = await this.findOrCreateRun(this.cfg.testRunName, known);
+      this.run = await this.findOrCreateRun(this.cfg.testRunName, known, ctx);
     }
     // Wait for the generated tests while Playwright runs; publish() repeats what is still missing.
     this.prefetch = this.prepare(known).catch(() => undefined);
@@ -131,23 +132,23 @@ export class CucumberStudioTarget implements Target {
     return [...new Set(ids)].filter((id) => this.names?.nameById.has(id));
   }
 
-  private async findOrCreateRun(name: string, scenarioIds: readonly number[]): Promise<ContainerInfo> {
-    const byName = async () =>
-      asArray((await this.client.listActiveRuns()).data)
-        .filter((r) => r.attributes?.name === name)
-        .sort((a, b) => Number(a.id) - Number(b.id));
-    const existing = (await byName())[0];
-    if (existing) return { id: String(existing.id), name, reused: true };
-    const created = await this.lane.retry('test_runs/create', async (_attempt, previous): Promise<JsonApiResource> => {
-      if (previous?.kind === 'transient' && previous.ambiguous) {
-        const found = (await byName())[0];
-        if (found) return found;
-      }
-      return asArray((await this.client.createRunOnce(name, scenarioIds)).data)[0];
+  /** Reuse an active run by exact name, else create (safe under retries and racing shards, see findOrCreate). */
+  private async findOrCreateRun(name: string, scenarioIds: readonly number[], ctx: BeginContext): Promise<ContainerInfo> {
+    const { value, reused } = await findOrCreate<JsonApiResource>({
+      lane: this.lane,
+      label: 'test_runs/create',
+      // Lowest id first: the same choice for every shard.
+      find: async () =>
+        asArray((await this.client.listActiveRuns()).data)
+          .filter((r) => r.attributes?.name === name)
+          .sort((a, b) => Number(a.id) - Number(b.id)),
+      create: async () => asArray((await this.client.createRunOnce(name, scenarioIds)).data)[0],
+      idOf: (r) => String(r.id),
+      // Runs cannot be deleted through the API: rename ours so the name points at one run only.
+      discard: async (r) => void (await this.client.renameRun(Number(r.id), `${name} (unused duplicate of a parallel shard)`)),
+      followerWaitMs: ctx.followerWaitMs,
     });
-    // Shards that raced settle on the lowest id (runs cannot be deleted; the loser stays empty-handed).
-    const winner = (await byName())[0] ?? created;
-    return { id: String(winner.id), name, reused: String(winner.id) !== String(created.id) };
+    return { id: String(value.id), name, reused };
   }
 
   /** Makes sure every wanted scenario has its tests in the run and knows which tests they are. */

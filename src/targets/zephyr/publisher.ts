@@ -2,8 +2,9 @@ import type { ZephyrConfig } from '../../config';
 import { aggregate, defaultComment, ZEPHYR_COMMENT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { ContainerInfo, PublishResult, Target } from '../../publish/target';
-import type { ZephyrClient, ZephyrExecution, ZephyrStatus } from './client';
+import type { BeginContext, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import { findOrCreate } from '../../publish/find-or-create';
+import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
@@ -39,7 +40,7 @@ export class ZephyrTarget implements Target {
     return record.zephyrKeys;
   }
 
-  async begin(knownKeys: readonly string[], recordedContainerId?: string): Promise<ContainerInfo> {
+  async begin(knownKeys: readonly string[], recordedContainerId?: string, ctx: BeginContext = {}): Promise<ContainerInfo> {
     this.statuses = await this.client.statuses(); // also proves the credentials and the signing
     const resolved = resolveStatusMap(this.cfg.statusMap, this.statuses);
     this.byOutcome = resolved.byOutcome;
@@ -50,7 +51,7 @@ export class ZephyrTarget implements Target {
       const c = await this.client.getCycle(cycleId, projectId, versionId);
       this.cycle = { id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true };
     } else {
-      this.cycle = await this.findOrCreateCycle(this.cfg.cycleName);
+      this.cycle = await this.findOrCreateCycle(this.cfg.cycleName, ctx);
     }
     // Register the keys known before the tests run while they run, so onEnd only sets statuses.
     // A failure here is not final: publish() adds whatever is still missing.
@@ -154,29 +155,21 @@ export class ZephyrTarget implements Target {
     return this.cycle;
   }
 
-  /**
-   * Reuse by exact name, else create. A create that failed ambiguously (500 after being applied, reset)
-   * is re-checked by name before it is repeated. Shards that raced settle on the earliest cycle of that
-   * name (search order) and delete the empty one they made.
-   */
-  private async findOrCreateCycle(name: string): Promise<ContainerInfo> {
+  /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
+  private async findOrCreateCycle(name: string, ctx: BeginContext): Promise<ContainerInfo> {
     const { projectId, versionId } = this.cfg;
-    const byName = async () => (await this.client.searchCycles(projectId, versionId)).filter((c) => c.name === name && String(c.id) !== '-1');
-    const existing = (await byName())[0];
-    if (existing) return { id: String(existing.id), name, reused: true };
-    const mine = await this.lane.retry('cycle/create', async (_attempt, previous) => {
-      if (previous?.kind === 'transient' && previous.ambiguous) {
-        const found = (await byName())[0];
-        if (found) return found;
-      }
-      return this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter');
+    const { value, reused } = await findOrCreate<ZephyrCycle>({
+      lane: this.lane,
+      label: 'cycle/create',
+      // Search order is creation order, so "first with this name" is the same for every shard.
+      find: async () => (await this.client.searchCycles(projectId, versionId)).filter((c) => c.name === name && String(c.id) !== '-1'),
+      create: () => this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter'),
+      idOf: (c) => String(c.id),
+      // Our duplicate is still empty: nothing was added to it yet.
+      discard: async (c) => void (await this.client.deleteCycle(String(c.id), projectId, versionId)),
+      followerWaitMs: ctx.followerWaitMs,
     });
-    const winner = (await byName())[0] ?? mine;
-    if (String(winner.id) !== String(mine.id)) {
-      await this.client.deleteCycle(String(mine.id), projectId, versionId).catch(() => undefined);
-      return { id: String(winner.id), name, reused: true };
-    }
-    return { id: String(mine.id), name, reused: false };
+    return { id: String(value.id), name, reused };
   }
 
   /** Adds missing keys (≤ 100 per job), waits for the jobs, then re-reads the cycle's executions. */

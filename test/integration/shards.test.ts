@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { resolveConfig } from '../../src/config';
+import { createPrinter } from '../../src/output';
+import { PublishRun } from '../../src/publish/run';
+import type { TestRecord } from '../../src/model';
+import { csLastStatuses, csRuns, outboxFiles, runPlaywright, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** 24 tests in 6 files; test i maps to PROJ-(base+i) and scenario (base+i); every 5th fails. */
+function shardSuite(base: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let f = 0; f < 6; f++) {
+    const tests = [0, 1, 2, 3].map((j) => {
+      const i = f * 4 + j;
+      return `test('t${i}', { tag: ['@PROJ-${base + i}', '@cs-${base + i}'] }, () => { expect(${i % 5 === 4 ? 1 : 0}).toBe(0); });`;
+    });
+    files[`s${f}.spec.ts`] = `import { test, expect } from '@playwright/test';\n${tests.join('\n')}`;
+  }
+  return files;
+}
+
+describe.each([2, 4])('%i live shards started at the same instant', (n) => {
+  it('publish into exactly one cycle and one test run, with the exact union', async () => {
+    const base = n === 2 ? 500 : 600;
+    const name = `shards ${n}`;
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const runs = await Promise.all(
+      Array.from({ length: n }, (_, i) => runPlaywright({ files: shardSuite(base), env, workers: 1, args: [`--shard=${i + 1}/${n}`] })),
+    );
+    for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(1);
+    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${base + i}`, i % 5 === 4 ? 2 : 1]));
+    expect(zephyrStatuses(sandbox, name)).toEqual(want);
+    const csRun = csRuns(sandbox, name);
+    expect(csRun).toHaveLength(1);
+    expect(csLastStatuses(csRun[0])).toEqual(Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])));
+    const published = runs.map((r) => r.summary?.targets.zephyr?.published ?? 0);
+    expect(published.reduce((a, b) => a + b, 0)).toBe(24);
+  });
+});
+
+it('a shard that receives no tests publishes nothing and creates nothing', async () => {
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'empty shard', CUCUMBERSTUDIO_TEST_RUN_NAME: 'empty shard' };
+  const files = { 'one.spec.ts': `import { test } from '@playwright/test';\ntest('only', { tag: ['@PROJ-1', '@cs-1'] }, () => {});` };
+  const run = await runPlaywright({ files, env, args: ['--shard=2/2'] });
+  expect(run.exitCode).toBe(0);
+  expect(run.output).toContain('no tests');
+  expect(zephyrCycles(sandbox).filter((c) => c.name === 'empty shard')).toHaveLength(0);
+  expect(csRuns(sandbox, 'empty shard')).toHaveLength(0);
+});
+
+it('processes that all create at once (no shard info) converge on one cycle and one run', async () => {
+  const name = 'race';
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+  const printer = createPrinter([], false, () => undefined);
+  const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, zephyrKeys: [`PROJ-${700 + i}`], scenarioIds: [700 + i], outcome: 'passed', attempts: 1 }];
+  const publishers = Array.from({ length: 5 }, (_, i) => {
+    const run = new PublishRun({ ...resolveConfig({}, env), outboxDir: `/tmp/race-${process.pid}-${i}` }, { printer });
+    run.start(records(i), null);
+    return run.finish(records(i), 0);
+  });
+  const summaries = await Promise.all(publishers);
+  for (const s of summaries) expect(s.targets.zephyr).toMatchObject({ published: 1, errors: [] });
+  expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(1);
+  expect(zephyrStatuses(sandbox, name)).toEqual(Object.fromEntries([0, 1, 2, 3, 4].map((i) => [`PROJ-${700 + i}`, 1])));
+  expect(csRuns(sandbox, name)).toHaveLength(1);
+  expect(Object.keys(csLastStatuses(csRuns(sandbox, name)[0])).map(Number).sort()).toEqual([700, 701, 702, 703, 704]);
+});
