@@ -4,6 +4,7 @@ import { resolveConfig } from './config';
 import { createPrinter } from './output';
 import { replay } from './replay';
 import { check } from './check';
+import { createContainer } from './container-command';
 import { parseRateLimit, startSandbox } from './sandbox';
 
 const USAGE = `Usage: playwright-tms-reporter <command>
@@ -11,6 +12,8 @@ const USAGE = `Usage: playwright-tms-reporter <command>
 Commands:
   replay [outboxDir]   send what earlier runs could not send (idempotent)
   check                verify credentials and ids from env (read-only); exit 0 when all good
+  cycle create [--name N]      find or create the Zephyr cycle; prints its id (for ZEPHYR_CYCLE_ID)
+  test-run create [--name N]   find or create the CucumberStudio test run; prints its id
   sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit N/SECONDS]
                        local stand-in for Zephyr Squad Cloud and CucumberStudio
 `;
@@ -26,6 +29,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await check(env);
       case 'sandbox':
         return await sandboxCommand(rest);
+      case 'cycle':
+      case 'test-run':
+        return await containerCommand(command, rest, env);
       case undefined:
       case '-h':
       case '--help':
@@ -49,6 +55,12 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   const dir = positionals[0] ? path.resolve(positionals[0]) : config.outboxDir;
   const result = await replay(dir, {}, env, printer);
   return result.unsent > 0 ? 1 : 0;
+}
+
+async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
+  if (positionals[0] !== 'create') throw new Error(`usage: playwright-tms-reporter ${command} create [--name NAME]`);
+  return createContainer(command === 'cycle' ? 'zephyr' : 'cucumberstudio', values.name, env);
 }
 
 async function sandboxCommand(args: string[]): Promise<number> {

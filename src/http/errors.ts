@@ -76,3 +76,18 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function looksLikeHtml(text: string): boolean {
   return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
 }
+
+/**
+ * Adds what to check to a 4xx from a lookup of a configured id (project, version, cycle, run), keeping
+ * the type so the retry policy still sees the status.
+ */
+export async function withHint<T>(work: Promise<T>, hint: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429) {
+      throw new HttpError(error.service, error.method, error.path, error.status, error.headers, error.bodyText, `${error.message} — check ${hint}`);
+    }
+    throw error;
+  }
+}

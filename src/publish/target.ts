@@ -19,6 +19,12 @@ export interface BeginContext {
   followerWaitMs?: number;
 }
 
+/** One line of `check`. */
+export interface CheckLine {
+  ok: boolean;
+  text: string;
+}
+
 /**
  * What the engine needs from a service: a few methods, one folder per service.
  * Implementations never decide failure policy or touch the outbox; the session does.
@@ -41,6 +47,8 @@ export interface Target {
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
   /** Reads the container back and compares it with what was sent. */
   verify(sent: readonly PlanItem[]): Promise<VerifyReport>;
+  /** Read-only verification of the settings against the service (the `check` command). */
+  check(): Promise<CheckLine[]>;
   /** Display name of a status in the summary. */
   statusName(status: number | string): string;
   /** Problems found while resolving settings against the service (e.g. unknown status name). */

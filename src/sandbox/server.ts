@@ -240,7 +240,13 @@ function withOwnOverrides(f: ServiceFaults): ServiceFaults {
 function takeOverride(f: ServiceFaults, req: SandboxRequest): ResponseOverride | undefined {
   const list = f.overrides;
   if (!list?.length) return undefined;
-  const i = list.findIndex((o) => (!o.method || o.method.toUpperCase() === req.method) && req.rawTarget.includes(o.pathIncludes));
+  const i = list.findIndex(
+    (o) =>
+      (!o.method || o.method.toUpperCase() === req.method) &&
+      (o.pathIncludes !== undefined || o.pathEquals !== undefined) &&
+      (o.pathIncludes === undefined || req.rawTarget.includes(o.pathIncludes)) &&
+      (o.pathEquals === undefined || req.rawPath === o.pathEquals),
+  );
   if (i < 0) return undefined;
   const o = list[i];
   if (o.times !== undefined) {

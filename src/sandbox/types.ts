@@ -46,8 +46,8 @@ export interface ServiceFaults {
   /** Service unreachable: every request's connection is destroyed. */
   down: boolean;
   /**
-   * Canned answers (bad-response tests): the first override whose `method` (if set) and `pathIncludes`
-   * match the request is sent instead of the service's answer. Applied after the rate limit and before
+   * Canned answers (bad-response tests): the first override whose `method` (if set) and path
+   * (`pathIncludes` / `pathEquals`) match the request is sent instead of the service's answer. Applied after the rate limit and before
    * authentication; counted in stats as `overridden` (route `override`). Absent = none.
    */
   overrides?: ResponseOverride[];
@@ -58,7 +58,9 @@ export interface ResponseOverride {
   /** HTTP method to match (case-insensitive); any when absent. */
   method?: string;
   /** Substring of the raw request target (path + query, as received) to match. */
-  pathIncludes: string;
+  pathIncludes?: string;
+  /** Alternatively, the exact raw path (without the query) to match. One of the two is required. */
+  pathEquals?: string;
   status: number;
   /** Sent as-is (no content-type is added unless given in `headers`). */
   body: string;

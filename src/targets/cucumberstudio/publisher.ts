@@ -2,8 +2,9 @@ import type { CucumberStudioConfig } from '../../config';
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { BeginContext, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import type { BeginContext, CheckLine, ContainerInfo, PublishResult, Target } from '../../publish/target';
 import { findOrCreate } from '../../publish/find-or-create';
+import { withHint } from '../../http/errors';
 import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
 import { attribute, ScenarioNames, waitForSnapshots, type Snapshot, type WaitOptions } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
@@ -54,7 +55,7 @@ export class CucumberStudioTarget implements Target {
     const known = this.existing(knownKeys.map(Number));
     const runId = this.cfg.testRunId ?? (recordedContainerId ? Number(recordedContainerId) : undefined);
     if (runId !== undefined) {
-      const run = asArray((await this.client.getRun(runId)).data)[0];
+      const run = asArray((await withHint(this.client.getRun(runId), `CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = ${runId}`)).data)[0];
       this.run = { id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true };
     } else {
       this.run = await this.findOrCreateRun(this.cfg.testRunName, known, ctx);
@@ -108,6 +109,38 @@ export class CucumberStudioTarget implements Target {
     for (const [status, n] of expected) if ((counters[status] ?? 0) < n) details.push(`${status}: run counters show ${counters[status] ?? 0}, expected at least ${n}`);
     const shown = Object.entries(counters).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
     return { ok: details.length === 0, details: details.length ? details : [`run counters match the ${sent.length} published results`], containerStatus: shown || undefined };
+  }
+
+  async check(): Promise<CheckLine[]> {
+    const lines: CheckLine[] = this.warnings.map((text) => ({ ok: false, text }));
+    const step = async (fn: () => Promise<string>): Promise<boolean> => {
+      try {
+        lines.push({ ok: true, text: await fn() });
+        return true;
+      } catch (error) {
+        lines.push({ ok: false, text: (error as Error).message });
+        return false;
+      }
+    };
+    const ok = await step(async () => {
+      const project = asArray((await this.client.getProject()).data)[0];
+      return `credentials accepted; project ${this.cfg.projectId} ("${String(project?.attributes?.name ?? '')}") found`;
+    });
+    if (!ok) return lines;
+    if (this.cfg.testRunId !== undefined) {
+      await step(async () => {
+        const run = asArray((await this.client.getRun(this.cfg.testRunId!)).data)[0];
+        if (run?.attributes?.archived) throw new Error(`test run ${this.cfg.testRunId} is archived (CUCUMBERSTUDIO_TEST_RUN_ID)`);
+        return `test run ${this.cfg.testRunId} ("${String(run?.attributes?.name ?? '')}") found (CUCUMBERSTUDIO_TEST_RUN_ID)`;
+      });
+    } else {
+      await step(async () => {
+        const found = asArray((await this.client.listActiveRuns()).data).find((r) => r.attributes?.name === this.cfg.testRunName);
+        return found ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused` : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
+      });
+    }
+    if (!this.warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(this.byOutcome).map(([o, s]) => `${o} → ${s}`).join(', ')}` });
+    return lines;
   }
 
   statusName(status: number | string): string {

@@ -2,13 +2,15 @@ import type { ZephyrConfig } from '../../config';
 import { aggregate, defaultComment, ZEPHYR_COMMENT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { BeginContext, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import type { BeginContext, CheckLine, ContainerInfo, PublishResult, Target } from '../../publish/target';
 import { findOrCreate } from '../../publish/find-or-create';
+import { withHint } from '../../http/errors';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
 const ADD_CHUNK = 100;
+const PROJECT_HINT = (p: number, v: number) => `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
 const BULK_CHUNK = 1000;
 
 /**
@@ -48,7 +50,7 @@ export class ZephyrTarget implements Target {
     const { projectId, versionId } = this.cfg;
     const cycleId = this.cfg.cycleId ?? recordedContainerId;
     if (cycleId) {
-      const c = await this.client.getCycle(cycleId, projectId, versionId);
+      const c = await withHint(this.client.getCycle(cycleId, projectId, versionId), `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId} in project ${projectId}, version ${versionId}`);
       this.cycle = { id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true };
     } else {
       this.cycle = await this.findOrCreateCycle(this.cfg.cycleName, ctx);
@@ -138,6 +140,34 @@ export class ZephyrTarget implements Target {
     return { ok: details.length === 0, details: details.length ? details : [`cycle counts match the ${sent.length} published results`], containerStatus: c.status };
   }
 
+  async check(): Promise<CheckLine[]> {
+    const lines: CheckLine[] = [];
+    const { projectId, versionId, cycleId, cycleName } = this.cfg;
+    const step = async (ok: string, fn: () => Promise<string | void>): Promise<boolean> => {
+      try {
+        lines.push({ ok: true, text: (await fn()) || ok });
+        return true;
+      } catch (error) {
+        lines.push({ ok: false, text: (error as Error).message });
+        return false;
+      }
+    };
+    if (!(await step('credentials and request signing (qsh round-trip) accepted', async () => void (this.statuses = await this.client.statuses())))) return lines;
+    const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses);
+    for (const w of warnings) lines.push({ ok: false, text: w });
+    if (!warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(byOutcome).map(([o, id]) => `${o} → ${this.statusName(id)}`).join(', ')}` });
+    let cycles: ZephyrCycle[] = [];
+    if (!(await step(`project ${projectId} and version ${versionId} found`, async () => void (cycles = await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId)))))) return lines;
+    if (cycleId) {
+      const hint = `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId}`;
+      await step('', async () => `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`);
+    } else {
+      const found = cycles.find((c) => c.name === cycleName && String(c.id) !== '-1');
+      lines.push({ ok: true, text: found ? `cycle "${cycleName}" exists (id ${found.id}) and will be reused` : `cycle "${cycleName}" does not exist yet and will be created` });
+    }
+    return lines;
+  }
+
   statusName(status: number | string): string {
     return this.statuses.find((s) => s.id === Number(status))?.name ?? String(status);
   }
@@ -162,7 +192,7 @@ export class ZephyrTarget implements Target {
       lane: this.lane,
       label: 'cycle/create',
       // Search order is creation order, so "first with this name" is the same for every shard.
-      find: async () => (await this.client.searchCycles(projectId, versionId)).filter((c) => c.name === name && String(c.id) !== '-1'),
+      find: async () => (await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId))).filter((c) => c.name === name && String(c.id) !== '-1'),
       create: () => this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter'),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.

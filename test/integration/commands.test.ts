@@ -1,0 +1,84 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { baseEnv, exec, REPO, runPlaywright, tempDir, testSandbox, zephyrStatuses, csRuns } from './harness';
+
+const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const cli = (args: string[], env: Record<string, string | undefined>) => exec(process.execPath, [BIN, ...args], REPO, baseEnv(env), 60_000);
+
+describe('check', () => {
+  it('passes on good env, one line per check', async () => {
+    const r = await cli(['check'], { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'checked' });
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.output).toContain('✓ Zephyr Squad: credentials and request signing (qsh round-trip) accepted');
+    expect(r.output).toContain('✓ Zephyr Squad: project 10000 and version -1 found');
+    expect(r.output).toContain('cycle "checked" does not exist yet and will be created');
+    expect(r.output).toContain('✓ CucumberStudio: credentials accepted; project 1');
+    expect(r.output).toContain('all checks passed');
+    expect(r.output).not.toContain('✗');
+  });
+
+  it.each([
+    ['wrong Zephyr secret', { ZEPHYR_SECRET_KEY: 'not-the-secret-123' }, 'ZEPHYR_SECRET_KEY'],
+    ['base URL without /connect', { ZEPHYR_BASE_URL: 'BASE_NO_CONTEXT' }, 'ZEPHYR_BASE_URL'],
+    ['unknown project', { ZEPHYR_PROJECT_ID: '99999' }, 'ZEPHYR_PROJECT_ID'],
+    ['unknown version', { ZEPHYR_VERSION_ID: '4242' }, 'ZEPHYR_VERSION_ID'],
+    ['unknown cycle id', { ZEPHYR_CYCLE_ID: 'no-such-cycle' }, 'ZEPHYR_CYCLE_ID'],
+    ['non-numeric project', { ZEPHYR_PROJECT_ID: 'abc' }, 'zephyr.projectId (env ZEPHYR_PROJECT_ID)'],
+    ['wrong CucumberStudio token', { CUCUMBERSTUDIO_ACCESS_TOKEN: 'nope-nope-nope' }, 'CUCUMBERSTUDIO_ACCESS_TOKEN'],
+    ['unknown CucumberStudio project', { CUCUMBERSTUDIO_PROJECT_ID: '77' }, 'CUCUMBERSTUDIO_PROJECT_ID'],
+    ['unknown test run id', { CUCUMBERSTUDIO_TEST_RUN_ID: '987654' }, 'CUCUMBERSTUDIO_TEST_RUN_ID'],
+  ])('names the failing item: %s', async (_label, patch, needle) => {
+    const env: Record<string, string> = { ...sandbox.env(), ...patch };
+    if (env.ZEPHYR_BASE_URL === 'BASE_NO_CONTEXT') env.ZEPHYR_BASE_URL = sandbox.env().ZEPHYR_BASE_URL.replace(/\/connect$/, '');
+    const r = await cli(['check'], env);
+    expect(r.exitCode).toBe(1);
+    const bad = r.output.split('\n').filter((l) => l.startsWith('✗'));
+    expect(bad.length, r.output).toBeGreaterThanOrEqual(1);
+    expect(bad.join('\n')).toContain(needle);
+    expect(r.output).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    for (const s of [env.ZEPHYR_SECRET_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN]) expect(r.output).not.toContain(s);
+  });
+
+  it('fails with one line when nothing is configured', async () => {
+    const r = await cli(['check'], {});
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toContain('no target configured');
+  });
+});
+
+describe('cycle create / test-run create', () => {
+  it('print ids that shards then publish into, and a GitHub step summary is written', async () => {
+    const env = { ...sandbox.env() };
+    const cycle = await cli(['cycle', 'create', '--name', 'setup job'], env);
+    expect(cycle.exitCode, cycle.output).toBe(0);
+    const cycleId = cycle.output.trim().split('\n').pop()!;
+    const again = await cli(['cycle', 'create', '--name', 'setup job'], env);
+    expect(again.output.trim().split('\n').pop()).toBe(cycleId); // find-or-create: no second cycle
+    const run = await cli(['test-run', 'create', '--name', 'setup job'], env);
+    expect(run.exitCode, run.output).toBe(0);
+    const runId = run.output.trim().split('\n').pop()!;
+    expect(runId).toMatch(/^\d+$/);
+
+    const dir = tempDir('step');
+    const stepSummary = path.join(dir, 'step-summary.md');
+    const files = { 'x.spec.ts': `import { test } from '@playwright/test';\ntest('x', { tag: ['@PROJ-77', '@cs-77'] }, () => {});` };
+    const res = await runPlaywright({ files, dir, env: { ...env, ZEPHYR_CYCLE_ID: cycleId, CUCUMBERSTUDIO_TEST_RUN_ID: runId, GITHUB_STEP_SUMMARY: stepSummary } });
+    expect(res.summary!.targets.zephyr).toMatchObject({ published: 1, container: { id: cycleId } });
+    expect(zephyrStatuses(sandbox, 'setup job')).toEqual({ 'PROJ-77': 1 });
+    expect(csRuns(sandbox, 'setup job')).toHaveLength(1);
+    expect(csRuns(sandbox, 'setup job')[0].scenarioIds).toEqual([77]);
+    const md = fs.readFileSync(stepSummary, 'utf8');
+    expect(md).toContain('| Zephyr Squad | setup job');
+    expect(md).toContain('| CucumberStudio | setup job');
+  });
+});
