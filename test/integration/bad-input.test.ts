@@ -379,7 +379,7 @@ async function runGroup(g: Group): Promise<void> {
   const env = g.env ? g.env(sandbox) : sandbox.env();
   const secrets = [...Object.entries(sandbox.env()).filter(([k]) => /SECRET|ACCESS/.test(k)).map(([, v]) => v), ...(g.secrets ?? [])];
   const started = Date.now();
-  const run = await runPlaywright({ files: SUITE, env: { ...env, PW_TMS_DRY_RUN: env.PW_TMS_DRY_RUN }, options: g.options as Record<string, unknown>, workers: 1 });
+  const run = await runPlaywright({ files: SUITE, env, options: g.options as Record<string, unknown>, workers: 1 });
   const o: Outcome = { run, sandbox, secrets, wallMs: Date.now() - started };
   try {
     g.after?.(sandbox, run);

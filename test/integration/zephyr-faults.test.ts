@@ -123,6 +123,22 @@ describe('reporter loading', () => {
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-2': 1 });
   });
 
+  it('dryRun maps and prints, and sends nothing', async () => {
+    const before = sandbox.stats();
+    const run = await runPlaywright({
+      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});\ntest('bad', { tag: '@PROJ-4' }, () => { throw new Error('x'); });` },
+      env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1' },
+    });
+    expect(run.output).toContain('dry run: Zephyr Squad PROJ-3 -> PASS');
+    expect(run.output).toContain('dry run: Zephyr Squad PROJ-4 -> FAIL (with comment)');
+    expect(run.output).toContain('dry run: CucumberStudio 3 -> passed');
+    expect(run.summary!.targets.zephyr).toMatchObject({ dryRun: true, published: 2, calls: 0 });
+    const after = sandbox.stats();
+    expect(after.zephyr.requests).toBe(before.zephyr.requests);
+    expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
   it('with no credentials prints one line and does nothing', async () => {
     const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', () => {});` } });
     expect(run.exitCode).toBe(0);

@@ -6,7 +6,7 @@ import type { BeginContext, CheckLine, ContainerInfo, PublishResult, Target } fr
 import { findOrCreate } from '../../publish/find-or-create';
 import { withHint } from '../../http/errors';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
-import { DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
+import { BUILT_IN_STATUSES, DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
 const ADD_CHUNK = 100;
@@ -169,7 +169,7 @@ export class ZephyrTarget implements Target {
   }
 
   statusName(status: number | string): string {
-    return this.statuses.find((s) => s.id === Number(status))?.name ?? String(status);
+    return [...this.statuses, ...BUILT_IN_STATUSES].find((s) => s.id === Number(status))?.name ?? String(status);
   }
 
   calls(): number {

@@ -17,6 +17,15 @@ const RANK: Record<number, number> = { 2: 5, 4: 4, 3: 3, 1: 2, [-1]: 1 };
 
 export const UNEXECUTED = -1;
 
+/** Built-in statuses, the same on every tenant (used before the tenant's list is loaded, e.g. dry run). */
+export const BUILT_IN_STATUSES: ReadonlyArray<{ id: number; name: string }> = [
+  { id: -1, name: 'UNEXECUTED' },
+  { id: 1, name: 'PASS' },
+  { id: 2, name: 'FAIL' },
+  { id: 3, name: 'WIP' },
+  { id: 4, name: 'BLOCKED' },
+];
+
 /**
  * Resolves the user's statusMap (ids or names, tenant custom statuses included) against the
  * statuses the service returned. Unknown entries fall back to the default row, with a warning.
