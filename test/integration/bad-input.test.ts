@@ -24,6 +24,8 @@ interface Case {
   line: RegExp;
   /** Strings that must appear on that same line (option key, env var). */
   names?: string[];
+  /** A product defect this case shows (reported to the owner); the case runs as `it.fails` until fixed. */
+  defect?: string;
 }
 
 interface Group {
@@ -103,7 +105,15 @@ const GROUPS: Group[] = [
     label: 'options not an object',
     env: zephyrOnly,
     options: 'zephyr',
-    cases: [{ id: 'options-not-object', kind: 'config', title: 'reporter options a string', line: /reporter options: expected an object/ }],
+    cases: [
+      {
+        id: 'options-not-object',
+        kind: 'config',
+        title: 'reporter options a string',
+        line: /reporter options: expected an object/,
+        defect: "Playwright hands a string option over as {0:'z',1:'e',…}: the reporter prints six '<n>: unknown option; ignored' lines instead of one line saying the options must be an object",
+      },
+    ],
   },
   // ---------------------------------------------------------------- config: env
   {
@@ -132,10 +142,26 @@ const GROUPS: Group[] = [
   },
   {
     label: 'missing ids (1)',
-    env: (sb) => ({ ...sb.env(), ZEPHYR_ACCOUNT_ID: undefined, CUCUMBERSTUDIO_CLIENT: undefined }),
+    env: (sb) => ({ ...sb.env(), ZEPHYR_ACCOUNT_ID: undefined, ZEPHYR_PROJECT_ID: undefined, CUCUMBERSTUDIO_CLIENT: undefined, CUCUMBERSTUDIO_PROJECT_ID: undefined }),
     cases: [
       { id: 'zephyr-accountId-missing', kind: 'config', title: 'ZEPHYR_ACCOUNT_ID missing', line: /is required/, names: ['zephyr.accountId', 'ZEPHYR_ACCOUNT_ID'] },
       { id: 'cs-client-missing', kind: 'config', title: 'CUCUMBERSTUDIO_CLIENT missing', line: /is required/, names: ['cucumberstudio.client', 'CUCUMBERSTUDIO_CLIENT'] },
+      {
+        id: 'zephyr-two-missing',
+        kind: 'config',
+        title: 'ZEPHYR_PROJECT_ID missing as well as ZEPHYR_ACCOUNT_ID',
+        line: /is required/,
+        names: ['zephyr.projectId', 'ZEPHYR_PROJECT_ID'],
+        defect: "config.ts reports a missing projectId only when no other problem was found (`p.lines.length === before`), so a second missing id shows up only on the next run",
+      },
+      {
+        id: 'cs-two-missing',
+        kind: 'config',
+        title: 'CUCUMBERSTUDIO_PROJECT_ID missing as well as CUCUMBERSTUDIO_CLIENT',
+        line: /is required/,
+        names: ['cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID'],
+        defect: 'same masking as zephyr.projectId in resolveCucumberStudio',
+      },
     ],
   },
   {
@@ -160,8 +186,8 @@ const GROUPS: Group[] = [
     env: (sb) => ({ ...sb.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789abcdef', CUCUMBERSTUDIO_ACCESS_TOKEN: 'wrong-token-0123456789' }),
     secrets: ['wrong-secret-0123456789abcdef', 'wrong-token-0123456789'],
     cases: [
-      { id: 'zephyr-wrong-secret', kind: 'config', title: 'wrong Zephyr secret (401)', line: /Zephyr.*rejected the credentials/, names: ['ZEPHYR_SECRET_KEY', 'zephyr.secretKey'] },
-      { id: 'cs-wrong-credentials', kind: 'config', title: 'wrong CucumberStudio access token (401)', line: /CucumberStudio rejected the credentials/, names: ['CUCUMBERSTUDIO_ACCESS_TOKEN', 'cucumberstudio.accessToken'] },
+      { id: 'zephyr-wrong-secret', kind: 'config', title: 'wrong Zephyr secret (401)', line: /Zephyr.*rejected the credentials/, names: ['ZEPHYR_SECRET_KEY', 'secretKey'] },
+      { id: 'cs-wrong-credentials', kind: 'config', title: 'wrong CucumberStudio access token (401)', line: /CucumberStudio rejected the credentials/, names: ['CUCUMBERSTUDIO_ACCESS_TOKEN', 'accessToken'] },
     ],
   },
   {
@@ -185,8 +211,22 @@ const GROUPS: Group[] = [
     label: 'wrong base paths',
     env: (sb) => ({ ...sb.env(), ZEPHYR_BASE_URL: sb.env().ZEPHYR_BASE_URL.replace(/\/connect$/, ''), CUCUMBERSTUDIO_BASE_URL: `${sb.origin}/api` }),
     cases: [
-      { id: 'zephyr-baseUrl-no-connect', kind: 'config', title: 'ZEPHYR_BASE_URL without /connect', line: /Zephyr.*(qsh|404)/, names: ['zephyr.baseUrl', 'ZEPHYR_BASE_URL'] },
-      { id: 'cs-baseUrl-api', kind: 'config', title: 'CUCUMBERSTUDIO_BASE_URL ending in /api', line: /CucumberStudio.*404/, names: ['cucumberstudio.baseUrl', 'CUCUMBERSTUDIO_BASE_URL'] },
+      {
+        id: 'zephyr-baseUrl-no-connect',
+        kind: 'config',
+        title: 'ZEPHYR_BASE_URL without /connect',
+        line: /Zephyr.*(qsh|404)/,
+        names: ['zephyr.baseUrl', 'ZEPHYR_BASE_URL'],
+        defect: "the 404 line names ZEPHYR_BASE_URL but not the option zephyr.baseUrl (zephyrHttpError, 404 branch)",
+      },
+      {
+        id: 'cs-baseUrl-api',
+        kind: 'config',
+        title: 'CUCUMBERSTUDIO_BASE_URL ending in /api',
+        line: /CucumberStudio.*404/,
+        names: ['cucumberstudio.baseUrl', 'CUCUMBERSTUDIO_BASE_URL'],
+        defect: "a base URL ending in /api (requests go to /api/api/…) is reported as 'has no project 1 … check CUCUMBERSTUDIO_PROJECT_ID': the line points at the project id, not at CUCUMBERSTUDIO_BASE_URL",
+      },
     ],
   },
   {
@@ -228,7 +268,13 @@ const GROUPS: Group[] = [
     },
     cases: [
       { id: 'z-empty-body', kind: 'response', title: 'Zephyr: 200 with an empty body', line: /Zephyr.*empty body/ },
-      { id: 'cs-empty-body', kind: 'response', title: 'CucumberStudio: 200 with an empty body (scenario list)', line: /CucumberStudio.*(empty|scenario)/ },
+      {
+        id: 'cs-empty-body',
+        kind: 'response',
+        title: 'CucumberStudio: 200 with an empty body (scenario list)',
+        line: /CucumberStudio.*empty/,
+        defect: "an empty 200 body is taken as an empty document ({}): the run says 'scenario 1 does not exist in project 1' instead of naming the empty answer (client.ts exchange returns {} for '')",
+      },
     ],
   },
   {
@@ -320,7 +366,13 @@ const GROUPS: Group[] = [
     },
     cases: [
       { id: 'z-job-token-missing', kind: 'response', title: 'Zephyr: add-tests answers without a job token', line: /Zephyr.*without a job token/ },
-      { id: 'cs-unexpected-shape', kind: 'response', title: 'CucumberStudio: scenario list of an unexpected shape', line: /CucumberStudio.*scenario/ },
+      {
+        id: 'cs-unexpected-shape',
+        kind: 'response',
+        title: 'CucumberStudio: scenario list of an unexpected shape',
+        line: /CucumberStudio.*GET \/api\/projects\/1\/scenarios.*(unexpected|expected)/,
+        defect: "a scenario list whose `data` is an object is accepted as one scenario: the run says 'scenario 2 does not exist in project 1' instead of naming the malformed answer",
+      },
     ],
   },
   {
@@ -331,7 +383,15 @@ const GROUPS: Group[] = [
         { method: 'GET', pathIncludes: '/execution/statuses', status: 200, body: '{"statuses":[]}', headers: JSON_HDR },
       ],
     },
-    cases: [{ id: 'z-unexpected-shape', kind: 'response', title: 'Zephyr: statuses as an object instead of a list', line: /Zephyr Squad:/ }],
+    cases: [
+      {
+        id: 'z-unexpected-shape',
+        kind: 'response',
+        title: 'Zephyr: statuses as an object instead of a list',
+        line: /Zephyr.*execution\/statuses.*(unexpected|expected)/,
+        defect: "a 200 JSON answer of the wrong shape surfaces a raw TypeError: '[tms-reporter] Zephyr Squad: statuses.map is not a function'",
+      },
+    ],
   },
   {
     label: 'job failed',
@@ -415,13 +475,15 @@ describe('bad input: one clear line, no stack trace, run not failed, no secret',
     expect(CASES.filter((c) => c.kind === 'response').length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(CASES)('$kind: $title', (c) => {
+  for (const c of CASES) (c.defect ? it.fails : it)(`${c.kind}: ${c.title}${c.defect ? ' [known defect]' : ''}`, () => {
     const o = outcomes.get(c.group)!;
-    const entry: Record<string, unknown> = { id: c.id, kind: c.kind, title: c.title, group: c.group, exitCode: o.run.exitCode, wallMs: o.wallMs };
+    const entry: Record<string, unknown> = { id: c.id, kind: c.kind, title: c.title, group: c.group, defect: c.defect ?? null, exitCode: o.run.exitCode, wallMs: o.wallMs };
     report.push(entry);
     const ours = o.run.output.split('\n').filter((l) => l.startsWith('[tms-reporter]'));
     const matching = ours.filter((l) => c.line.test(l) && (c.names ?? []).every((n) => l.includes(n)));
     entry.line = matching[0] ?? null;
+    entry.repeats = matching.filter((l) => l === matching[0]).length;
+    if (!matching[0]) entry.got = ours.filter((l) => !/published|not reached/.test(l))[0] ?? null;
     entry.ok = false;
     expect(matching[0], `no line matching ${c.line} naming ${(c.names ?? []).join(', ')} in:\n${ours.join('\n')}`).toBeDefined();
     expect(o.run.output, 'stack trace in the output').not.toMatch(STACK);
