@@ -37,22 +37,22 @@ describe.each(MODES)('CucumberStudio publishing (%s)', (mode) => {
   });
 });
 
-describe('CucumberStudio reuse', () => {
+describe.each(MODES)('CucumberStudio reuse (%s)', (mode) => {
   const files = (ids: number[]) => ({ 'r.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}` });
 
   it('reuses an active run by name and by id, adding the scenarios it lacks', async () => {
-    const name = 'reuse';
+    const name = `reuse ${mode}`;
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
-    const first = await runPlaywright({ files: files([21, 22]), env });
+    const first = await runPlaywright({ files: files([21, 22]), env, mode });
     expect(first.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [] });
-    const second = await runPlaywright({ files: files([21, 22, 23]), env });
+    const second = await runPlaywright({ files: files([21, 22, 23]), env, mode });
     expect(second.summary!.targets.cucumberstudio).toMatchObject({ published: 3, errors: [], container: { reused: true } });
     const r = csRun(sandbox, name);
     expect(r.scenarioIds.sort()).toEqual([21, 22, 23]);
     const results = Object.fromEntries(r.snapshots.map((s) => [s.scenarioId, s.results.length]));
     expect(results).toEqual({ 21: 2, 22: 2, 23: 1 });
 
-    const byId = await runPlaywright({ files: files([24]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_ID: String(r.id) } });
+    const byId = await runPlaywright({ files: files([24]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_ID: String(r.id) }, mode });
     expect(byId.summary!.targets.cucumberstudio).toMatchObject({ published: 1, errors: [], container: { id: String(r.id) } });
     expect(csRun(sandbox, name).scenarioIds.sort()).toEqual([21, 22, 23, 24]);
     expect(csRuns(sandbox, name)).toHaveLength(1);
@@ -76,30 +76,31 @@ describe.each(MODES)('CucumberStudio under faults (%s)', (mode) => {
   });
 });
 
-describe('both targets', () => {
+describe.each(MODES)('both targets (%s)', (mode) => {
   it('CucumberStudio down while Zephyr is up: Zephyr completes, CucumberStudio waits in the outbox, replay completes it once', async () => {
-    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: 'cs down', ZEPHYR_CYCLE_NAME: 'cs down' };
+    const name = `cs down ${mode}`;
+    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name };
     const files = { 'both.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });` };
     sandbox.setFaults('cucumberstudio', { down: true });
     let run;
     try {
-      run = await runPlaywright({ files, env });
+      run = await runPlaywright({ files, env, mode });
     } finally {
       sandbox.setFaults('cucumberstudio', { down: false });
     }
-    expect(zephyrStatuses(sandbox, 'cs down')).toEqual({ 'PROJ-41': 1, 'PROJ-42': 2 });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-41': 1, 'PROJ-42': 2 });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unsent: 0, errors: [] });
     expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 2 });
-    expect(csRuns(sandbox, 'cs down')).toHaveLength(0);
+    expect(csRuns(sandbox, name)).toHaveLength(0);
     const zBefore = sandbox.stats().zephyr.requests;
 
     const replay = await runReplay(run.outboxDir, env);
     expect(replay.exitCode, replay.output).toBe(0);
-    expect(csLastStatuses(csRun(sandbox, 'cs down'))).toEqual({ 41: ['passed'], 42: ['failed'] });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 41: ['passed'], 42: ['failed'] });
     expect(sandbox.stats().zephyr.requests).toBe(zBefore); // Zephyr was complete: not touched again
     expect(outboxFiles(run.outboxDir)).toEqual([]);
     const again = await runReplay(run.outboxDir, env);
     expect(again.output).toContain('nothing to replay');
-    expect(csLastStatuses(csRun(sandbox, 'cs down'))).toEqual({ 41: ['passed'], 42: ['failed'] });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 41: ['passed'], 42: ['failed'] });
   });
 });

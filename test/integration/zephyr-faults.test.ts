@@ -69,10 +69,10 @@ describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
   });
 });
 
-describe('Zephyr bad credentials and bad keys', () => {
+describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
   it('a wrong secret gives one clear line within the run, and does not fail it', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', ZEPHYR_CYCLE_NAME: 'wrong secret' };
-    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env, mode });
     expect(run.exitCode).toBe(0);
     const lines = run.output.split('\n').filter((l) => l.includes('rejected the credentials'));
     expect(lines.length).toBeGreaterThanOrEqual(1);
@@ -83,14 +83,14 @@ describe('Zephyr bad credentials and bad keys', () => {
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
   });
 
-  it('failOnPublishError turns a publish failure into a failed run', async () => {
+  it.runIf(mode === 'live')('failOnPublishError turns a publish failure into a failed run', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', PW_TMS_FAIL_ON_ERROR: '1' };
     const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
     expect(run.exitCode).toBe(1);
     expect(run.output).toContain('failOnPublishError');
   });
 
-  it('a base URL without the context path gives the qsh hint', async () => {
+  it.runIf(mode === 'live')('a base URL without the context path gives the qsh hint', async () => {
     const env = { ...sandbox.env() };
     env.ZEPHYR_BASE_URL = env.ZEPHYR_BASE_URL.replace(/\/connect$/, '');
     const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
@@ -100,10 +100,10 @@ describe('Zephyr bad credentials and bad keys', () => {
   });
 
   it('a key that is not a Test issue is reported and kept for replay; the others publish', async () => {
-    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'bad key' };
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: `bad key ${mode}` };
     const files = { 'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});` };
-    const run = await runPlaywright({ files, env });
-    expect(zephyrStatuses(sandbox, 'bad key')).toEqual({ 'PROJ-1': 1 });
+    const run = await runPlaywright({ files, env, mode });
+    expect(zephyrStatuses(sandbox, `bad key ${mode}`)).toEqual({ 'PROJ-1': 1 });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 1 });
     expect(run.summary!.targets.zephyr!.errors.join(' ')).toContain('PROJ-999999');
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
