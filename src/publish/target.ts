@@ -25,6 +25,17 @@ export interface CheckLine {
   text: string;
 }
 
+/** Runs one read-only check and records its line; false when it failed (later checks may depend on it). */
+export async function checkStep(lines: CheckLine[], fn: () => Promise<string>): Promise<boolean> {
+  try {
+    lines.push({ ok: true, text: await fn() });
+    return true;
+  } catch (error) {
+    lines.push({ ok: false, text: (error as Error).message });
+    return false;
+  }
+}
+
 /**
  * What the engine needs from a service: a few methods, one folder per service.
  * Implementations never decide failure policy or touch the outbox; the session does.

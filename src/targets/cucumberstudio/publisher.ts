@@ -2,7 +2,7 @@ import type { CucumberStudioConfig } from '../../config';
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { BeginContext, CheckLine, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import { checkStep, type BeginContext, type CheckLine, type ContainerInfo, type PublishResult, type Target } from '../../publish/target';
 import { findOrCreate } from '../../publish/find-or-create';
 import { withHint } from '../../http/errors';
 import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
@@ -113,15 +113,7 @@ export class CucumberStudioTarget implements Target {
 
   async check(): Promise<CheckLine[]> {
     const lines: CheckLine[] = this.warnings.map((text) => ({ ok: false, text }));
-    const step = async (fn: () => Promise<string>): Promise<boolean> => {
-      try {
-        lines.push({ ok: true, text: await fn() });
-        return true;
-      } catch (error) {
-        lines.push({ ok: false, text: (error as Error).message });
-        return false;
-      }
-    };
+    const step = (fn: () => Promise<string>) => checkStep(lines, fn);
     const ok = await step(async () => {
       const project = asArray((await this.client.getProject()).data)[0];
       return `credentials accepted; project ${this.cfg.projectId} ("${String(project?.attributes?.name ?? '')}") found`;

@@ -2,7 +2,7 @@ import type { ZephyrConfig } from '../../config';
 import { aggregate, defaultComment, ZEPHYR_COMMENT_LIMIT } from '../../mapping';
 import type { PlanItem, TestRecord, VerifyReport } from '../../model';
 import type { RequestLane } from '../../publish/lane';
-import type { BeginContext, CheckLine, ContainerInfo, PublishResult, Target } from '../../publish/target';
+import { checkStep, type BeginContext, type CheckLine, type ContainerInfo, type PublishResult, type Target } from '../../publish/target';
 import { findOrCreate } from '../../publish/find-or-create';
 import { withHint } from '../../http/errors';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
@@ -143,24 +143,23 @@ export class ZephyrTarget implements Target {
   async check(): Promise<CheckLine[]> {
     const lines: CheckLine[] = [];
     const { projectId, versionId, cycleId, cycleName } = this.cfg;
-    const step = async (ok: string, fn: () => Promise<string | void>): Promise<boolean> => {
-      try {
-        lines.push({ ok: true, text: (await fn()) || ok });
-        return true;
-      } catch (error) {
-        lines.push({ ok: false, text: (error as Error).message });
-        return false;
-      }
-    };
-    if (!(await step('credentials and request signing (qsh round-trip) accepted', async () => void (this.statuses = await this.client.statuses())))) return lines;
+    const signed = await checkStep(lines, async () => {
+      this.statuses = await this.client.statuses();
+      return 'credentials and request signing (qsh round-trip) accepted';
+    });
+    if (!signed) return lines;
     const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses);
     for (const w of warnings) lines.push({ ok: false, text: w });
     if (!warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(byOutcome).map(([o, id]) => `${o} → ${this.statusName(id)}`).join(', ')}` });
     let cycles: ZephyrCycle[] = [];
-    if (!(await step(`project ${projectId} and version ${versionId} found`, async () => void (cycles = await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId)))))) return lines;
+    const projectOk = await checkStep(lines, async () => {
+      cycles = await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId));
+      return `project ${projectId} and version ${versionId} found`;
+    });
+    if (!projectOk) return lines;
     if (cycleId) {
       const hint = `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId}`;
-      await step('', async () => `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`);
+      await checkStep(lines, async () => `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`);
     } else {
       const found = cycles.find((c) => c.name === cycleName && String(c.id) !== '-1');
       lines.push({ ok: true, text: found ? `cycle "${cycleName}" exists (id ${found.id}) and will be reused` : `cycle "${cycleName}" does not exist yet and will be created` });
