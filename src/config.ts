@@ -3,7 +3,7 @@
  * naming the option and the env var. A target with bad settings is disabled (and reported), never thrown.
  */
 import * as path from 'node:path';
-import { checkUnknownKeys, isPlainObject, Problems, readBool, readInt, readRate, readString, readUrl, type Env } from './config-fields';
+import { checkUnknownKeys, isPlainObject, pick, Problems, readBool, readInt, readRate, readString, readUrl, type Env } from './config-fields';
 import { OUTCOMES, type Outcome, type TargetId } from './model';
 import { defaultRunName } from './run-name';
 
@@ -133,8 +133,14 @@ export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumber.io';
  */
 export function resolveConfig(options: unknown, env: Env = process.env, rootDir = process.cwd(), now = new Date()): ResolvedConfig {
   const p = new Problems();
-  const opts: Record<string, unknown> = isPlainObject(options) ? options : {};
-  if (options !== undefined && options !== null && !isPlainObject(options)) p.add('reporter options', undefined, 'expected an object; ignored');
+  let opts: Record<string, unknown> = isPlainObject(options) ? options : {};
+  if (options !== undefined && options !== null && !isPlainObject(options)) p.add('reporter options', undefined, 'expected an object such as { zephyr: { … } }; ignored');
+  // Playwright spreads a string given as options into {0: 'z', 1: 'e', …} (plus configDir).
+  const own = Object.keys(opts).filter((k) => k !== 'configDir' && !k.startsWith('_'));
+  if (own.length && own.every((k) => /^\d+$/.test(k))) {
+    p.add('reporter options', undefined, 'expected an object such as { zephyr: { … } }, got a string; ignored');
+    opts = {};
+  }
   checkUnknownKeys(p, opts, GENERAL_KEYS, '');
   const runName = defaultRunName(env, now);
   const invalid: TargetId[] = [];
@@ -204,7 +210,7 @@ function resolveZephyr(p: Problems, o: Record<string, unknown>, env: Env, runNam
   if (!accessKey) p.add('zephyr.accessKey', 'ZEPHYR_ACCESS_KEY', 'is required (Zephyr > API Keys in Jira)');
   if (!secretKey) p.add('zephyr.secretKey', 'ZEPHYR_SECRET_KEY', 'is required (Zephyr > API Keys in Jira)');
   if (!accountId) p.add('zephyr.accountId', 'ZEPHYR_ACCOUNT_ID', 'is required (your Atlassian account id)');
-  if (projectId === undefined && p.lines.length === before) p.add('zephyr.projectId', 'ZEPHYR_PROJECT_ID', 'is required (the numeric Jira project id)');
+  if (projectId === undefined && pick(o.projectId, env, 'ZEPHYR_PROJECT_ID').from === 'none') p.add('zephyr.projectId', 'ZEPHYR_PROJECT_ID', 'is required (the numeric Jira project id)');
   const config = {
     baseUrl: readUrl(p, o.baseUrl, env, 'zephyr.baseUrl', 'ZEPHYR_BASE_URL', ZEPHYR_DEFAULT_BASE_URL),
     accessKey: accessKey ?? '',
@@ -235,7 +241,7 @@ function resolveCucumberStudio(p: Problems, o: Record<string, unknown>, env: Env
   if (!uid) p.add('cucumberstudio.uid', 'CUCUMBERSTUDIO_UID', 'is required (the account e-mail of the API credentials)');
   if (!accessToken) p.add('cucumberstudio.accessToken', 'CUCUMBERSTUDIO_ACCESS_TOKEN', 'is required (profile > API credentials)');
   if (!client) p.add('cucumberstudio.client', 'CUCUMBERSTUDIO_CLIENT', 'is required (profile > API credentials)');
-  if (projectId === undefined && p.lines.length === before) p.add('cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 'is required (numeric project id)');
+  if (projectId === undefined && pick(o.projectId, env, 'CUCUMBERSTUDIO_PROJECT_ID').from === 'none') p.add('cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 'is required (numeric project id)');
   const timeout = readInt(p, o.snapshotTimeoutMs, env, 'cucumberstudio.snapshotTimeoutMs', 'CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS', 0);
   const rate = readRate(p, o.rateLimit, env, 'cucumberstudio.rateLimit', 'CUCUMBERSTUDIO_RATE_LIMIT');
   const config = {

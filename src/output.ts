@@ -15,9 +15,15 @@ const PREFIX = '[tms-reporter]';
  */
 export function createPrinter(secrets: readonly string[], debug: boolean, write: (text: string) => void = (t) => process.stderr.write(t)): Printer {
   const out = (line: string) => write(`${PREFIX} ${redact(line, secrets)}\n`);
+  // A preflight error is printed as soon as it is known; the end summary must not print it again.
+  const printed = new Set<string>();
   return {
     info: out,
-    error: out,
+    error: (line) => {
+      if (printed.has(line)) return;
+      printed.add(line);
+      out(line);
+    },
     debug: (line) => {
       if (debug) out(`debug: ${line}`);
     },

@@ -43,7 +43,8 @@ export class RequestLane {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private pausedUntil = 0;
-  private readonly sentAt: number[] = [];
+  /** Pacing window entries: send time, moved to completion time when the answer arrives. */
+  private readonly window: Array<{ t: number; done: boolean }> = [];
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -57,12 +58,16 @@ export class RequestLane {
   /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
   async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
     await this.acquire();
+    let slot: { t: number; done: boolean } | undefined;
     try {
-      await this.pace();
+      slot = await this.pace();
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
       return await exchange();
     } finally {
+      // The service counts a request when it arrives, somewhere between our send and its answer:
+      // dating the slot at the answer keeps our window behind the service's, whatever the latency.
+      if (slot) Object.assign(slot, { t: this.now(), done: true });
       this.release();
     }
   }
@@ -123,7 +128,7 @@ export class RequestLane {
     else this.active--;
   }
 
-  private async pace(): Promise<void> {
+  private async pace(): Promise<{ t: number; done: boolean } | undefined> {
     for (;;) {
       const now = this.now();
       if (this.pausedUntil > now) {
@@ -131,15 +136,17 @@ export class RequestLane {
         continue;
       }
       const limit = this.o.rateLimit;
-      if (limit) {
-        while (this.sentAt.length && this.sentAt[0] <= now - limit.windowMs) this.sentAt.shift();
-        if (this.sentAt.length >= limit.count) {
-          await this.sleep(this.sentAt[0] + limit.windowMs - now + 1);
-          continue;
-        }
-        this.sentAt.push(now);
+      if (!limit) return undefined;
+      // Entries still in flight always count; answered ones leave the window W after their answer.
+      for (let i = this.window.length - 1; i >= 0; i--) if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
+      if (this.window.length >= limit.count) {
+        const answered = this.window.filter((e) => e.done).map((e) => e.t);
+        await this.sleep(answered.length ? Math.max(1, Math.min(...answered) + limit.windowMs - now + 1) : 10);
+        continue;
       }
-      return;
+      const slot = { t: now, done: false };
+      this.window.push(slot);
+      return slot;
     }
   }
 }

@@ -42,7 +42,7 @@ export class CucumberStudioClient {
       if (body !== undefined) headers['Content-Type'] = 'application/json';
       const res = await this.send('CucumberStudio', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       if (res.status < 200 || res.status >= 300) throw this.error(method, relative, res);
-      if (res.text.trim() === '') return {};
+      if (res.text.trim() === '') throw new BadResponseError('CucumberStudio', res.status, `CucumberStudio answered ${method} ${relative.split('?')[0]} with an empty body (HTTP ${res.status}) where a JSON:API document was expected.`);
       try {
         return JSON.parse(res.text) as JsonApiDocument;
       } catch {
@@ -60,12 +60,12 @@ export class CucumberStudioClient {
     return this.call('project', 'GET', '');
   }
 
-  listScenarios(): Promise<JsonApiDocument> {
-    return this.call('scenarios', 'GET', '/scenarios');
+  async listScenarios(): Promise<JsonApiDocument> {
+    return expectList(await this.call('scenarios', 'GET', '/scenarios'), `GET /api/projects/${this.creds.projectId}/scenarios`);
   }
 
-  listActiveRuns(): Promise<JsonApiDocument> {
-    return this.call('test_runs/list', 'GET', '/test_runs?filter%5Bstatus%5D=active');
+  async listActiveRuns(): Promise<JsonApiDocument> {
+    return expectList(await this.call('test_runs/list', 'GET', '/test_runs?filter%5Bstatus%5D=active'), `GET /api/projects/${this.creds.projectId}/test_runs`);
   }
 
   getRun(runId: number): Promise<JsonApiDocument> {
@@ -87,8 +87,8 @@ export class CucumberStudioClient {
   }
 
   /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
-  listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
-    return this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`);
+  async listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
+    return expectList(await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`), `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`);
   }
 
   getSnapshot(runId: number, snapshotId: string, include: 'scenario' | 'last-result'): Promise<JsonApiDocument> {
@@ -111,7 +111,11 @@ export class CucumberStudioClient {
     } else if (res.status === 406) {
       message = `CucumberStudio refused the Accept header on ${where} (406${said}); it expects "${ACCEPT}" — a proxy may be rewriting headers.`;
     } else if (res.status === 404 && path === `/api/projects/${this.creds.projectId}`) {
-      message = `CucumberStudio has no project ${this.creds.projectId} for this user (404): check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId).`;
+      message =
+        `CucumberStudio has no project ${this.creds.projectId} for this user (404): check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId)` +
+        (/\/api\/?$/.test(this.creds.baseUrl)
+          ? `, and drop "/api" from CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl): it is the site root (now ${this.creds.baseUrl}).`
+          : ` and CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl) = ${this.creds.baseUrl}.`);
     } else if (res.status === 404 && /\/test_runs\/\d+$/.test(path)) {
       message = `CucumberStudio has no test run ${path.split('/').pop()} in project ${this.creds.projectId} (404): check CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId).`;
     } else if (res.status === 423) {
@@ -135,6 +139,12 @@ function jsonApiDetail(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A list endpoint must answer `data: [...]`; anything else is reported, never guessed at. */
+function expectList(doc: JsonApiDocument, what: string): JsonApiDocument {
+  if (!Array.isArray(doc.data)) throw new BadResponseError('CucumberStudio', 200, `CucumberStudio answered ${what} with "data" of an unexpected shape (expected a list, got ${doc.data === null ? 'null' : typeof doc.data}); is CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl) the API's site root?`);
+  return doc;
 }
 
 export function asArray(data: JsonApiDocument['data']): JsonApiResource[] {

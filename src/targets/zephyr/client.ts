@@ -84,12 +84,12 @@ export class ZephyrClient {
     });
   }
 
-  statuses(): Promise<ZephyrStatus[]> {
-    return this.json('execution/statuses', 'GET', '/execution/statuses');
+  async statuses(): Promise<ZephyrStatus[]> {
+    return expectArray(await this.json<ZephyrStatus[]>('execution/statuses', 'GET', '/execution/statuses'), 'GET /execution/statuses');
   }
 
-  searchCycles(projectId: number, versionId: number): Promise<ZephyrCycle[]> {
-    return this.json('cycles/search', 'GET', '/cycles/search', { projectId, versionId });
+  async searchCycles(projectId: number, versionId: number): Promise<ZephyrCycle[]> {
+    return expectArray(await this.json<ZephyrCycle[]>('cycles/search', 'GET', '/cycles/search', { projectId, versionId }), 'GET /cycles/search');
   }
 
   getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
@@ -124,6 +124,7 @@ export class ZephyrClient {
   async executionsPage(cycleId: string, projectId: number, versionId: number, offset: number): Promise<{ items: ZephyrExecution[]; total: number }> {
     type Page = { searchObjectList?: Array<{ execution?: { id: string; issueId: number; status?: { id: number } }; issueKey?: string }>; totalCount?: number };
     const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, offset, size: PAGE_SIZE });
+    if (!Array.isArray(page.searchObjectList)) expectArray(page.searchObjectList, 'GET /executions/search/cycle (searchObjectList)');
     const items = (page.searchObjectList ?? [])
       .filter((w) => w.execution && w.issueKey)
       .map((w) => ({ id: String(w.execution!.id), issueId: Number(w.execution!.issueId), issueKey: String(w.issueKey), statusId: Number(w.execution!.status?.id ?? -1) }));
@@ -142,4 +143,12 @@ export class ZephyrClient {
       comment: body.comment,
     });
   }
+}
+
+/** Unexpected shapes are reported as such (not as a TypeError deep inside the publisher). */
+function expectArray<T>(value: T, what: string): T {
+  if (!Array.isArray(value)) {
+    throw new BadResponseError('Zephyr', 200, `Zephyr answered ${what} with ${value === null ? 'null' : typeof value} where a list was expected; is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`);
+  }
+  return value;
 }

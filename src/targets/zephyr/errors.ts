@@ -33,9 +33,9 @@ export function zephyrHttpError(method: string, path: string, res: HttpResponse,
   } else if (res.status === 429) {
     message = `Zephyr rate limit reached on ${where} (429${said ? `: ${said}` : ''}).`;
   } else if (looksLikeHtml(res.text)) {
-    message = `Zephyr answered ${where} with HTTP ${res.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong ZEPHYR_BASE_URL: ${baseUrl}).`;
+    message = `Zephyr answered ${where} with HTTP ${res.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong ZEPHYR_BASE_URL (zephyr.baseUrl): ${baseUrl}).`;
   } else if (res.status === 404) {
-    message = `Zephyr has no ${where} (404${said ? `: ${said}` : ''}): is ZEPHYR_BASE_URL (${baseUrl}) the ZAPI service root?`;
+    message = `Zephyr has no ${where} (404${said ? `: ${said}` : ''}): is ZEPHYR_BASE_URL (zephyr.baseUrl) = ${baseUrl} the ZAPI service root, e.g. https://prod-api.zephyr4jiracloud.com/connect?`;
   } else if (res.status === 500 && errorCode === 104) {
     message = `Zephyr asked to try again (500, errorCode 104) on ${where}.`;
   } else {

@@ -1,0 +1,48 @@
+'use strict';
+/**
+ * Figure 5 child: publishes BENCH_N synthetic results to the sandbox named by the ZEPHYR_* env and
+ * prints one JSON line with peak RSS / heap above the baseline taken after the records exist
+ * (they are Playwright's data, not the publisher's). Run with --expose-gc.
+ */
+const path = require('node:path');
+const L = require('./lib');
+
+async function main() {
+  const n = Number(process.env.BENCH_N || 10000);
+  const recs = L.records(n, { failEvery: 100 });
+  const dir = L.tmpDir('mem');
+  const config = L.resolveConfig({ outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 's.json'), zephyr: { cycleName: 'bench memory' } }, process.env, dir);
+  global.gc?.();
+  await L.sleep(50);
+  global.gc?.();
+  const base = process.memoryUsage();
+  let peakRss = base.rss;
+  let peakHeap = base.heapUsed;
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  }, 10);
+  const run = new L.PublishRun(config, { printer: L.silentPrinter() });
+  run.start(recs);
+  // Journal as the reporter does: one record per test end.
+  for (let i = 0; i < recs.length; i++) {
+    run.journal([recs[i]]);
+    if (i % 500 === 0) await L.sleep(1);
+  }
+  const summary = await run.finish(recs, 0);
+  clearInterval(timer);
+  const m = process.memoryUsage();
+  peakRss = Math.max(peakRss, m.rss);
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+  const z = summary.targets.zephyr;
+  const mb = (b) => +(b / 2 ** 20).toFixed(1);
+  process.stdout.write(
+    `${JSON.stringify({ n, baselineRssMB: mb(base.rss), peakRssMB: mb(peakRss), rssAboveBaselineMB: mb(peakRss - base.rss), baselineHeapMB: mb(base.heapUsed), peakHeapMB: mb(peakHeap), heapAboveBaselineMB: mb(peakHeap - base.heapUsed), published: z.published, exact: z.published === n && z.unsent === 0 })}\n`,
+  );
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.message ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,216 @@
+'use strict';
+/** Figures 4 and 6: real `playwright test` child processes against the sandbox. */
+const fs = require('node:fs');
+const path = require('node:path');
+const L = require('./lib');
+
+const HAS_TIME = fs.existsSync('/usr/bin/time');
+
+/** Writes a Playwright project under .tmp (inside the repo, so the reporter resolves by package name). */
+function project(label, { n, failEvery = 0, sleepMs = 0, reporter, files = 4, workers = 2 }) {
+  const dir = L.tmpDir(label);
+  fs.mkdirSync(path.join(dir, 'tests'), { recursive: true });
+  for (let f = 0; f < files; f++) {
+    const lines = [`const { test, expect } = require('@playwright/test');`];
+    for (let i = f; i < n; i += files) {
+      const fail = failEvery > 0 && (i + 1) % failEvery === 0;
+      const body = `${sleepMs ? `await new Promise((r) => setTimeout(r, ${sleepMs})); ` : ''}expect(${fail ? 1 : 0}).toBe(0);`;
+      lines.push(`test('t${i}', { tag: ['@PROJ-${i + 1}', '@cs-${100 + i + 1}'] }, async () => { ${body} });`);
+    }
+    fs.writeFileSync(path.join(dir, 'tests', `t${f}.spec.js`), `${lines.join('\n')}\n`);
+  }
+  const write = (name, rep) => fs.writeFileSync(path.join(dir, name), `module.exports = ${JSON.stringify({ testDir: './tests', workers, fullyParallel: true, retries: 0, reporter: rep }, null, 2)};\n`);
+  write('playwright.config.js', reporter);
+  return { dir, write };
+}
+
+/** Runs `playwright test`, measuring wall time and peak RSS (GNU time's max RSS of the process tree's largest process). */
+async function timedRun(dir, config, env) {
+  const args = [L.PW_CLI, 'test', '-c', config];
+  const t0 = performance.now();
+  const res = HAS_TIME ? await L.exec('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: dir, env }) : await L.exec(process.execPath, args, { cwd: dir, env });
+  const wallMs = performance.now() - t0;
+  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.output);
+  return { wallMs, peakRssMB: m ? Number(m[1]) / 1024 : NaN, exitCode: res.exitCode, output: res.output };
+}
+
+/** Figure 4: reporter overhead on a real run, A/B alternated. */
+async function overhead(log) {
+  const n = L.QUICK ? 300 : 2000;
+  const reps = L.QUICK ? 2 : 5;
+  const sandbox = await L.startSandbox({ port: 0, zephyr: { jobDelayMs: 150 }, faults: { zephyr: { latencyMs: 20 } } });
+  try {
+    const p = project('overhead', { n, reporter: [['null']] });
+    p.write('with.config.js', [['null'], ['playwright-tms-reporter', {}]]);
+    const base = { A: [], B: [] };
+    let published = 0;
+    for (let i = 0; i < reps; i++) {
+      const order = i % 2 ? ['B', 'A'] : ['A', 'B'];
+      for (const k of order) {
+        const env = L.cleanEnv(k === 'B' ? { ...L.pick(sandbox.env(), 'ZEPHYR_'), ZEPHYR_CYCLE_NAME: `overhead ${i}`, PW_TMS_OUTBOX_DIR: path.join(p.dir, `outbox-${i}`), PW_TMS_SUMMARY_FILE: path.join(p.dir, `summary-${i}.json`) } : {});
+        const r = await timedRun(p.dir, k === 'A' ? 'playwright.config.js' : 'with.config.js', env);
+        if (r.exitCode !== 0) throw new Error(`overhead run ${k} failed: ${r.output.slice(-800)}`);
+        base[k].push(r);
+        if (k === 'B') {
+          const s = JSON.parse(fs.readFileSync(path.join(p.dir, `summary-${i}.json`), 'utf8'));
+          published = s.targets.zephyr.published;
+        }
+      }
+      log(`  rep ${i + 1}/${reps}: without ${Math.round(base.A[i].wallMs)} ms / ${base.A[i].peakRssMB.toFixed(0)} MB, with ${Math.round(base.B[i].wallMs)} ms / ${base.B[i].peakRssMB.toFixed(0)} MB`);
+    }
+    const ratios = base.A.map((a, i) => base.B[i].wallMs / a.wallMs);
+    const rssRatios = base.A.map((a, i) => base.B[i].peakRssMB / a.peakRssMB);
+    const noise = base.A.map((a, i) => (i > 0 ? a.wallMs / base.A[i - 1].wallMs : NaN)).filter((x) => !Number.isNaN(x));
+    const row = {
+      n,
+      reps,
+      medianWallMsWithout: Math.round(L.median(base.A.map((r) => r.wallMs))),
+      medianWallMsWith: Math.round(L.median(base.B.map((r) => r.wallMs))),
+      medianWallRatio: +L.median(ratios).toFixed(3),
+      wallRatioRange: [+Math.min(...ratios).toFixed(3), +Math.max(...ratios).toFixed(3)],
+      baselineRunToRunSpread: noise.length ? [+Math.min(...noise).toFixed(3), +Math.max(...noise).toFixed(3)] : null,
+      medianPeakRssMBWithout: Math.round(L.median(base.A.map((r) => r.peakRssMB))),
+      medianPeakRssMBWith: Math.round(L.median(base.B.map((r) => r.peakRssMB))),
+      medianRssRatio: +L.median(rssRatios).toFixed(3),
+      rssMeasuredWith: HAS_TIME ? '/usr/bin/time -v (max RSS of the largest process)' : 'not available',
+      published,
+    };
+    row.target = { wall: row.medianWallRatio <= 1.03 };
+    log(`  median wall ratio ${row.medianWallRatio} (range ${row.wallRatioRange.join('..')}), median RSS ratio ${row.medianRssRatio}`);
+    return row;
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/** Expected statuses from Playwright's JSON report (the ground truth of what finished and how). */
+function expectedFromJson(file) {
+  const report = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const z = {};
+  const cs = {};
+  const walk = (suite) => {
+    for (const s of suite.suites ?? []) walk(s);
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        const last = t.results?.[t.results.length - 1];
+        if (!last) continue;
+        const st = last.status;
+        const zs = st === 'passed' ? 1 : st === 'failed' || st === 'timedOut' ? 2 : st === 'interrupted' ? 4 : -1;
+        const cst = st === 'passed' ? 'passed' : st === 'failed' || st === 'timedOut' ? 'failed' : st === 'interrupted' ? 'blocked' : 'skipped';
+        for (const raw of spec.tags ?? []) {
+          const tag = String(raw).replace(/^@/, '');
+          if (/^PROJ-\d+$/.test(tag)) z[tag] = zs;
+          const m = /^cs-(\d+)$/.exec(tag);
+          if (m) cs[m[1]] = cst;
+        }
+      }
+    }
+  };
+  for (const s of report.suites ?? []) walk(s);
+  return { z, cs };
+}
+
+/** Figure 6: fault matrix; each cell a real run of 40 mapped tests (both targets), exact-state checked. */
+async function faultMatrix(log) {
+  const n = 40;
+  const cells = [
+    { id: '104-5', title: 'errorCode 104 / 503 at 5 %', faults: { faultRate: 0.05 } },
+    { id: '104-20', title: 'errorCode 104 / 503 at 20 %', faults: { faultRate: 0.2 } },
+    { id: '104-50', title: 'errorCode 104 / 503 at 50 %', faults: { faultRate: 0.5 } },
+    { id: 'applied-5', title: 'applied, then 500 at 5 %', faults: { appliedFaultRate: 0.05 } },
+    { id: 'resets', title: 'connection resets at 5 %', faults: { resetRate: 0.05 } },
+    { id: '429', title: '429 storms (Zephyr 5/s, CucumberStudio 20/2 s)', faults: { zephyr: { rateLimit: { count: 5, windowMs: 1000 } }, cucumberstudio: { rateLimit: { count: 20, windowMs: 2000 } } } },
+    { id: 'down', title: 'both services down for the whole run, then replay', faults: { down: true }, upBeforeReplay: true },
+    { id: 'down-mid', title: 'both services down mid-run (3 s), then back', midRun: true },
+    { id: 'sigint', title: 'SIGINT to playwright mid-run, then replay', sigint: true },
+  ];
+  const selected = L.QUICK ? cells.filter((c) => ['104-20', 'down', 'sigint'].includes(c.id)) : cells;
+  const rows = [];
+  for (const cell of selected) {
+    const sandbox = await L.startSandbox({ port: 0, seed: 7, zephyr: { jobDelayMs: 60 }, cucumberstudio: { generationDelayMs: 300 }, faults: { zephyr: { latencyMs: 5 }, cucumberstudio: { latencyMs: 5 } } });
+    try {
+      const slow = cell.midRun || cell.sigint;
+      const p = project(`matrix-${cell.id}`, { n, failEvery: 10, sleepMs: slow ? 150 : 0, reporter: [['dot'], ['json', { outputFile: 'report.json' }], ['playwright-tms-reporter', {}]] });
+      const name = `matrix ${cell.id}`;
+      const outbox = path.join(p.dir, 'outbox');
+      const env = L.cleanEnv({ ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name, PW_TMS_OUTBOX_DIR: outbox, PW_TMS_SUMMARY_FILE: path.join(p.dir, 'summary.json') });
+      const applyFaults = (f) => {
+        const { zephyr, cucumberstudio, ...both } = f;
+        sandbox.setFaults('zephyr', { ...both, ...(zephyr ?? {}) });
+        sandbox.setFaults('cucumberstudio', { ...both, ...(cucumberstudio ?? {}) });
+      };
+      if (cell.faults) applyFaults(cell.faults);
+      const t0 = performance.now();
+      let toggler;
+      const run = await L.exec(process.execPath, [L.PW_CLI, 'test', '-c', 'playwright.config.js'], {
+        cwd: p.dir,
+        env,
+        onSpawn: (child) => {
+          if (cell.midRun) {
+            toggler = (async () => {
+              while (sandbox.stats().zephyr.requests === 0) await L.sleep(20);
+              await L.sleep(300);
+              applyFaults({ down: true });
+              await L.sleep(3000);
+              applyFaults({ down: false });
+            })();
+          }
+          if (cell.sigint) {
+            toggler = (async () => {
+              // Wait until about half of the tests have finished (the journal holds one line per test).
+              for (;;) {
+                await L.sleep(50);
+                const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.jsonl')) : [];
+                const lines = files.length ? fs.readFileSync(path.join(outbox, files[0]), 'utf8').split('\n').filter((l) => l.includes('"t":"test"')).length : 0;
+                if (lines >= n / 2) break;
+              }
+              child.kill('SIGINT');
+            })();
+          }
+        },
+      });
+      await toggler;
+      const runMs = performance.now() - t0;
+      if (cell.upBeforeReplay) applyFaults({ down: false });
+      if (cell.faults && !cell.upBeforeReplay) applyFaults({ faultRate: 0, appliedFaultRate: 0, resetRate: 0, rateLimit: null, down: false });
+      if (!fs.existsSync(path.join(p.dir, 'report.json'))) throw new Error(`${cell.id}: no JSON report:\n${run.output.slice(-1500)}`);
+      const expected = expectedFromJson(path.join(p.dir, 'report.json'));
+      const before = { z: L.checkZephyr(sandbox, name, expected.z), cs: L.checkCs(sandbox, name, expected.cs) };
+      const leftFiles = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.jsonl')) : [];
+      let replayed = false;
+      let replayOut = '';
+      if (leftFiles.length) {
+        const r = await L.exec(process.execPath, [L.BIN, 'replay', outbox], { cwd: L.REPO, env });
+        replayed = true;
+        replayOut = r.output;
+      }
+      const after = { z: L.checkZephyr(sandbox, name, expected.z), cs: L.checkCs(sandbox, name, expected.cs) };
+      const st = sandbox.stats();
+      const row = {
+        cell: cell.title,
+        id: cell.id,
+        tests: n,
+        finished: Object.keys(expected.z).length,
+        exitCode: run.exitCode,
+        runMs: Math.round(runMs),
+        injected: { faults: st.zephyr.faultsInjected + st.cucumberstudio.faultsInjected, applied: st.zephyr.appliedFaults + st.cucumberstudio.appliedFaults, resets: st.zephyr.resets + st.cucumberstudio.resets, rateLimited: st.zephyr.rateLimited + st.cucumberstudio.rateLimited },
+        outboxBeforeReplay: leftFiles.length,
+        replayed,
+        zephyr: { beforeReplay: before.z, final: after.z },
+        cucumberstudio: { beforeReplay: before.cs, final: after.cs },
+        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some((s) => (run.output + replayOut).includes(s)),
+      };
+      const ok = (c) => c.lost === 0 && c.duplicates === 0 && c.delivered === c.expected;
+      row.target = { exact: ok(after.z) && ok(after.cs), noLeak: !row.secretLeak };
+      if (cell.sigint) row.target.outboxHeldFinished = leftFiles.length > 0 || (ok(before.z) && ok(before.cs));
+      rows.push(row);
+      const fmt = (c) => `${c.delivered}/${c.expected} dup ${c.duplicates} lost ${c.lost}`;
+      log(`  ${cell.title}: Zephyr ${fmt(after.z)}, CucumberStudio ${fmt(after.cs)}${replayed ? ` (after replay; before: Z ${fmt(before.z)}, CS ${fmt(before.cs)})` : ''}`);
+    } finally {
+      await sandbox.close();
+    }
+  }
+  return rows;
+}
+
+module.exports = { overhead, faultMatrix };
