@@ -80,10 +80,16 @@ async function zephyrCalls(log) {
 
 /** Figure 2: Zephyr under a time-scaled rate limit (30 calls per second instead of per minute). */
 async function zephyrRateLimit(log) {
-  const n = L.QUICK ? 1000 : 2000;
-  const limit = { count: 30, windowMs: 1000 };
   const rows = [];
-  for (const variant of [{ label: 'wait hints only (default)', rate: undefined }, { label: 'client pacing 29/1', rate: '29/1' }]) {
+  // The service's wait hint is in whole seconds. Scaling a 60 s window down to 1 s makes that rounding
+  // 60 times bigger than it is in production, so the default (hints only) is also measured at 30 per 10 s.
+  const variants = [
+    { label: 'wait hints only (default)', rate: undefined, limit: { count: 30, windowMs: 1000 }, n: L.QUICK ? 1000 : 2000 },
+    { label: 'client pacing 29/1', rate: '29/1', limit: { count: 30, windowMs: 1000 }, n: L.QUICK ? 1000 : 2000 },
+    { label: 'wait hints only (default), 30 per 10 s', rate: undefined, limit: { count: 30, windowMs: 10_000 }, n: L.QUICK ? 200 : 500 },
+  ];
+  for (const variant of variants) {
+    const { limit, n } = variant;
     const sandbox = await L.startSandbox({ port: 0, faults: { zephyr: { latencyMs: 20, rateLimit: limit } } });
     try {
       const env = L.pick(sandbox.env(), 'ZEPHYR_');
@@ -158,7 +164,7 @@ async function memory(log) {
     if (!line) throw new Error(`memory child failed: ${res.output.slice(-500)}`);
     const m = JSON.parse(line);
     m.target = { rss: m.rssAboveBaselineMB <= 50 };
-    log(`  N=${n}: peak RSS +${m.rssAboveBaselineMB} MB, peak heap +${m.heapAboveBaselineMB} MB above baseline (exact ${m.exact})`);
+    log(`  N=${n}: peak RSS +${m.rssAboveBaselineMB} MB, peak heap +${m.heapAboveBaselineMB} MB, live heap after GC +${m.liveHeapAfterGcMB} MB above baseline (exact ${m.exact})`);
     return m;
   } finally {
     await sandbox.close();

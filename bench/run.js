@@ -66,7 +66,7 @@ function table(results) {
     add('4', 'overhead: peak RSS with/without', `median ${f4.medianRssRatio} (${f4.medianPeakRssMBWith} vs ${f4.medianPeakRssMBWithout} MB)`, '', '');
   }
   const f5 = results['5'];
-  if (f5 && !f5.error) add('5', `publisher memory N=${f5.n}`, `RSS +${f5.rssAboveBaselineMB} MB, heap +${f5.heapAboveBaselineMB} MB`, '≤ 50 MB', yes(f5.target.rss));
+  if (f5 && !f5.error) add('5', `publisher memory N=${f5.n}`, `peak RSS +${f5.rssAboveBaselineMB} MB, peak heap +${f5.heapAboveBaselineMB} MB, live heap after GC +${f5.liveHeapAfterGcMB} MB`, '≤ 50 MB', yes(f5.target.rss));
   for (const r of results['6'] ?? []) {
     const c = (x) => `${x.delivered}/${x.expected}, dup ${x.duplicates}, lost ${x.lost}`;
     add('6', `${r.cell}${r.replayed ? ' (+replay)' : ''}`, `Z ${c(r.zephyr.final)}; CS ${c(r.cucumberstudio.final)}`, '100 % / 0 / 0', yes(r.target.exact && r.target.noLeak && r.target.outboxHeldFinished !== false));
