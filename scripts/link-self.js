@@ -9,9 +9,13 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const shim = path.join(root, 'node_modules', 'playwright-tms-reporter');
-fs.rmSync(shim, { recursive: true, force: true });
+const manifest = JSON.stringify({ name: 'playwright-tms-reporter', private: true, main: '../../dist/index.js', types: '../../dist/index.d.ts' }, null, 2) + '\n';
+const file = path.join(shim, 'package.json');
+// Never delete and recreate: a Playwright run resolving the package at that moment would fail.
+if (fs.lstatSync(shim, { throwIfNoEntry: false })?.isSymbolicLink()) fs.unlinkSync(shim);
 fs.mkdirSync(shim, { recursive: true });
-fs.writeFileSync(
-  path.join(shim, 'package.json'),
-  JSON.stringify({ name: 'playwright-tms-reporter', private: true, main: '../../dist/index.js', types: '../../dist/index.d.ts' }, null, 2) + '\n',
-);
+if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== manifest) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, manifest);
+  fs.renameSync(tmp, file); // atomic: readers see the old or the new file, never a partial one
+}

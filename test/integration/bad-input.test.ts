@@ -246,7 +246,7 @@ const GROUPS: Group[] = [
     label: 'HTML 502 pages',
     env: (sb) => sb.env(),
     overrides: {
-      zephyr: [{ method: 'GET', pathIncludes: '/execution/statuses', status: 502, body: HTML_502, headers: { 'content-type': 'text/html' } }],
+      zephyr: [{ method: 'GET', pathIncludes: '/cycles/search', status: 502, body: HTML_502, headers: { 'content-type': 'text/html' } }],
       cucumberstudio: [{ method: 'GET', pathEquals: CS, status: 502, body: HTML_502, headers: { 'content-type': 'text/html' } }],
     },
     cases: [
@@ -258,7 +258,7 @@ const GROUPS: Group[] = [
     label: 'empty bodies',
     env: (sb) => sb.env(),
     overrides: {
-      zephyr: [{ method: 'GET', pathIncludes: '/execution/statuses', status: 200, body: '' }],
+      zephyr: [{ method: 'GET', pathIncludes: '/cycles/search', status: 200, body: '' }],
       cucumberstudio: [{ method: 'GET', pathEquals: `${CS}/scenarios`, status: 200, body: '', headers: JSONAPI_HDR }],
     },
     cases: [
@@ -290,7 +290,7 @@ const GROUPS: Group[] = [
       zephyr: [
         {
           method: 'GET',
-          pathIncludes: '/execution/statuses',
+          pathIncludes: '/cycles/search',
           status: 401,
           body: "Expecting claim 'qsh' to have value 'c3b9ee2a1f5e6d3b0f1c2b7d5e2a9c4f1b8e6d3a0c7b4e1f8d5a2c9b6e3f0a7d' but instead it has the value '0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0'",
           headers: { 'content-type': 'text/plain' },
@@ -373,15 +373,15 @@ const GROUPS: Group[] = [
     env: (sb) => sb.env(),
     overrides: {
       zephyr: [
-        { method: 'GET', pathIncludes: '/execution/statuses', status: 200, body: '{"statuses":[]}', headers: JSON_HDR },
+        { method: 'GET', pathIncludes: '/cycles/search', status: 200, body: '{"cycles":[]}', headers: JSON_HDR },
       ],
     },
     cases: [
       {
         id: 'z-unexpected-shape',
         kind: 'response',
-        title: 'Zephyr: statuses as an object instead of a list',
-        line: /Zephyr.*execution\/statuses.*(unexpected|expected)/,
+        title: 'Zephyr: cycle search answered as an object instead of a list',
+        line: /Zephyr.*cycles\/search.*(unexpected|expected)/,
       },
     ],
   },
@@ -397,7 +397,7 @@ const GROUPS: Group[] = [
     label: '429 without hint (recovers)',
     env: (sb) => ({ ...sb.env(), ZEPHYR_CYCLE_NAME: 'bad-input 429', CUCUMBERSTUDIO_TEST_RUN_NAME: 'bad-input 429' }),
     overrides: {
-      zephyr: [{ method: 'GET', pathIncludes: '/execution/statuses', status: 429, body: '{"errorType":"ERROR","clientMessage":"Too many requests","errorCode":429}', headers: JSON_HDR, times: 2 }],
+      zephyr: [{ method: 'GET', pathIncludes: '/cycles/search', status: 429, body: '{"errorType":"ERROR","clientMessage":"Too many requests","errorCode":429}', headers: JSON_HDR, times: 2 }],
       cucumberstudio: [{ method: 'GET', pathEquals: CS, status: 429, body: '{"errors":[{"status":"429","title":"Too Many Requests"}]}', headers: JSONAPI_HDR, times: 1 }],
     },
     after: (sb) => {

@@ -16,7 +16,8 @@ beforeAll(async () => {
   sandbox = await testSandbox();
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-pack-'));
   const env = baseEnv({ npm_config_cache: process.env.npm_config_cache });
-  const packed = await exec(npm, ['pack', '--silent', '--pack-destination', project], REPO, env);
+  // --ignore-scripts: `prepare` would touch node_modules while other test files run Playwright.
+  const packed = await exec(npm, ['pack', '--silent', '--ignore-scripts', '--pack-destination', project], REPO, env);
   expect(packed.exitCode, packed.output).toBe(0);
   const tarball = fs.readdirSync(project).find((f) => f.endsWith('.tgz'))!;
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));

@@ -21,7 +21,7 @@ describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
     // Debug logging on: every request is logged, and still no secret may appear.
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_DEBUG: '1' };
     const run = await runPlaywright({ files: ZEPHYR_SUITE, env, retries: 1, mode });
-    expect(run.output).toMatch(/debug: Zephyr GET \/connect\/public\/rest\/api\/1\.0\/execution\/statuses -> 200/);
+    expect(run.output).toMatch(/debug: Zephyr GET \/connect\/public\/rest\/api\/1\.0\/cycles\/search\?projectId=10000&versionId=-1 -> 200/);
     expect(run.output).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\./); // no JWT
     expect(run.output).toContain('Zephyr Squad: cycle "statuses');
     expect(run.output).not.toContain('unknown option'); // Playwright's own configDir / _mode keys are accepted
