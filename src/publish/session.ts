@@ -73,7 +73,7 @@ export class TargetSession {
           this.beginError = again;
         }
       }
-      if (!container) summary.errors.push((this.beginError as Error)?.message ?? String(error));
+      if (!container) summary.errors.push(((this.beginError ?? error) as Error)?.message ?? String(error));
     }
     if (container) {
       summary.container = { kind: t.containerKind, id: container.id, name: container.name, reused: container.reused };

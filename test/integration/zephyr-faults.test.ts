@@ -50,6 +50,16 @@ describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
     expect(run.output).toContain('npx playwright-tms-reporter replay');
 
+    if (mode === 'live') {
+      // A replay with bad credentials: one clear line, exit 1, and the outbox untouched.
+      const bad = await runReplay(run.outboxDir, { ...env, ZEPHYR_SECRET_KEY: 'replay-wrong-secret-123' });
+      expect(bad.exitCode).toBe(1);
+      expect(bad.output).toContain('Zephyr rejected the credentials');
+      expect(bad.output).not.toMatch(/HttpError|\n\s+at .+:\d+:\d+/);
+      expect(bad.output).not.toContain('replay-wrong-secret-123');
+      expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    }
+
     const first = await runReplay(run.outboxDir, env);
     expect(first.exitCode, first.output).toBe(0);
     const want = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`PROJ-${i + 301}`, (i + 1) % 4 === 0 ? 2 : 1]));
