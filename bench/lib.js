@@ -13,10 +13,14 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 
-const { startSandbox } = require(path.join(DIST, 'sandbox'));
-const { resolveConfig } = require(path.join(DIST, 'config.js'));
-const { PublishRun } = require(path.join(DIST, 'publish/run.js'));
-const { signRequest } = require(path.join(DIST, 'targets/zephyr/jwt.js'));
+/** @type {typeof import('../dist/internal')} */
+const internal = require(path.join(DIST, 'internal.js'));
+const { startSandbox, PublishRun, signRequest, TARGETS } = internal;
+
+/** Options + env -> the reporter's resolved config, as the reporter resolves it. */
+function resolveConfig(options, env, rootDir) {
+  return internal.resolveConfig({ definitions: TARGETS, options, env, rootDir });
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,7 +40,9 @@ function pick(env, prefix) {
   return Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith(prefix)));
 }
 
-/** Synthetic TestRecords: key PROJ-(offset+i+1) and/or scenario (csOffset+i+1); every `failEvery`-th fails. */
+/**
+ * @returns {import('../dist/internal').TestRecord[]}
+ * Synthetic TestRecords: key PROJ-(offset+i+1) and/or scenario (csOffset+i+1); every `failEvery`-th fails. */
 function records(n, { failEvery = 100, offset = 0, zephyr = true, cs = false, csOffset = 100 } = {}) {
   const out = [];
   for (let i = 0; i < n; i++) {
@@ -44,9 +50,8 @@ function records(n, { failEvery = 100, offset = 0, zephyr = true, cs = false, cs
     out.push({
       testId: `t${i}`,
       title: `bench › file${i % 10}.spec.ts › test ${i}`,
-      zephyrKeys: zephyr ? [`PROJ-${offset + i + 1}`] : [],
-      scenarioIds: cs ? [csOffset + i + 1] : [],
-      outcome: failed ? 'failed' : 'passed',
+      keys: { ...(zephyr ? { zephyr: [`PROJ-${offset + i + 1}`] } : {}), ...(cs ? { cucumberstudio: [String(csOffset + i + 1)] } : {}) },
+      outcome: /** @type {'failed' | 'passed'} */ (failed ? 'failed' : 'passed'),
       error: failed ? `Error: expect(received).toBe(expected)\n\nExpected: 0\nReceived: 1\n    at file${i % 10}.spec.ts:${i}:7` : undefined,
       attempts: 1,
     });
@@ -135,7 +140,7 @@ async function naiveZephyr(env, recs, cycleName) {
   const started = performance.now();
   const cycle = await call('POST', '/cycle', { name: cycleName, projectId, versionId });
   for (const r of recs) {
-    const n = Number(r.zephyrKeys[0].split('-')[1]);
+    const n = Number(r.keys.zephyr[0].split('-')[1]);
     const issueId = 100000 + n;
     const created = await call('POST', '/execution', { issueId, projectId, versionId, cycleId: cycle.id });
     const status = r.outcome === 'failed' ? 2 : 1;
@@ -144,6 +149,12 @@ async function naiveZephyr(env, recs, cycleName) {
   return { calls, ms: performance.now() - started };
 }
 
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, onSpawn?: (child: import('node:child_process').ChildProcess) => void }} [options]
+ * @returns {Promise<{ exitCode: number, signal?: NodeJS.Signals | null, output: string }>}
+ */
 function exec(cmd, args, { cwd = REPO, env = process.env, timeoutMs = 600000, onSpawn } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -42,6 +42,7 @@ async function overhead(log) {
   try {
     const p = project('overhead', { n, reporter: [['null']] });
     p.write('with.config.js', [['null'], ['playwright-tms-reporter', {}]]);
+    /** @type {{ A: Array<{ wallMs: number, peakRssMB: number }>, B: Array<{ wallMs: number, peakRssMB: number }> }} */
     const base = { A: [], B: [] };
     let published = 0;
     for (let i = 0; i < reps; i++) {
@@ -198,7 +199,7 @@ async function faultMatrix(log) {
         replayed,
         zephyr: { beforeReplay: before.z, final: after.z },
         cucumberstudio: { beforeReplay: before.cs, final: after.cs },
-        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some((s) => (run.output + replayOut).includes(s)),
+        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some((s) => !!s && (run.output + replayOut).includes(s)),
       };
       const ok = (c) => c.lost === 0 && c.duplicates === 0 && c.delivered === c.expected;
       row.target = { exact: ok(after.z) && ok(after.cs), noLeak: !row.secretLeak };

@@ -18,7 +18,7 @@ async function publishOnce(sandbox, { options, env, recs, runWait = true }) {
   let runMs = 0;
   if (runWait) {
     // The test run: long enough for the background prefetch (or 2 s), results journaled as they come.
-    const service = config.zephyr ? 'zephyr' : 'cucumberstudio';
+    const service = config.targets[0].definition.id;
     runMs = await L.waitQuiet(sandbox, service, { minMs: 2000, quietMs: 500, maxMs: 120000 });
   }
   run.journal(recs);
@@ -42,7 +42,7 @@ async function zephyrCalls(log) {
       const recs = L.records(n, { failEvery: 100, offset });
       const name = `bench calls ${n}`;
       const r = await publishOnce(sandbox, { options: { zephyr: { cycleName: name } }, env, recs });
-      const expected = Object.fromEntries(recs.map((x) => [x.zephyrKeys[0], ZEPHYR_STATUS[x.outcome]]));
+      const expected = Object.fromEntries(recs.map((x) => [x.keys.zephyr?.[0], ZEPHYR_STATUS[x.outcome]]));
       const check = L.checkZephyr(sandbox, name, expected);
       const calls = r.delta('zephyr', 'requests');
       const failed = recs.filter((x) => x.outcome === 'failed').length;
@@ -104,7 +104,7 @@ async function zephyrRateLimit(log) {
       const spanMs = log429.length ? log429[log429.length - 1].at - log429[0].at : r.totalMs;
       const windows = Math.max(1, r.totalMs / limit.windowMs);
       const throughput = accepted / (windows * limit.count);
-      const expected = Object.fromEntries(recs.map((x) => [x.zephyrKeys[0], ZEPHYR_STATUS[x.outcome]]));
+      const expected = Object.fromEntries(recs.map((x) => [x.keys.zephyr?.[0], ZEPHYR_STATUS[x.outcome]]));
       const check = L.checkZephyr(sandbox, name, expected);
       const row = { variant: variant.label, n, limit: `${limit.count}/${limit.windowMs / 1000}s`, accepted, got429, publishMs: Math.round(r.totalMs), spanMs, throughputOfLimit: +throughput.toFixed(3), lost: check.lost, duplicates: check.duplicates, unsent: r.summary.targets.zephyr?.unsent };
       row.target = { throughput: throughput >= 0.9, lost: check.lost === 0 };
@@ -131,7 +131,7 @@ async function csThroughput(log) {
     const accepted = entries.filter((e) => e.status !== 429).length;
     const got429 = entries.length - accepted;
     const throughput = accepted / ((r.totalMs / limit.windowMs) * limit.count);
-    const expected = Object.fromEntries(recs.map((x) => [x.scenarioIds[0], x.outcome]));
+    const expected = Object.fromEntries(recs.map((x) => [Number(x.keys.cucumberstudio?.[0]), x.outcome]));
     const check = L.checkCs(sandbox, name, expected);
     const row = {
       n,

@@ -27,6 +27,7 @@ async function badInput() {
   return { vitestExitCode: res.exitCode, config: config.length, response: response.length, passing: cases.filter((c) => c.ok).length, defects: cases.filter((c) => !c.ok).length, cases };
 }
 
+/** @type {Array<[string, string, (log: (line: string) => void) => Promise<any>]>} */
 const FIGURES = [
   ['1', 'Zephyr calls and publish tail vs naive (20 ms latency, 1 % failing)', P.zephyrCalls],
   ['2', 'Zephyr under a rate limit (30 per s)', P.zephyrRateLimit],
@@ -93,7 +94,7 @@ async function main() {
     try {
       results[id] = await fn(log);
     } catch (e) {
-      results[id] = { error: String(e?.message ?? e) };
+      results[id] = { error: String(e instanceof Error ? e.message : e) };
       log(`  ERROR: ${results[id].error}`);
     }
     timings[id] = Math.round((Date.now() - t) / 1000);

@@ -1,31 +1,36 @@
 import { resolveConfig } from './config';
 import { createHttp } from './http/client';
 import { redact } from './http/errors';
-import { createTargets } from './targets';
+import type { TargetDefinition } from './kit/target';
+import { TARGETS } from './targets';
 
 /**
  * `npx playwright-tms-reporter check`: read-only verification of what env configures, one line per
  * check, exit code 0 when everything is usable. Meant as a CI step before the tests.
  */
-export async function check(env: NodeJS.ProcessEnv, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
-  const config = resolveConfig({}, env);
+export async function check(
+  env: NodeJS.ProcessEnv,
+  write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  definitions: readonly TargetDefinition[] = TARGETS,
+): Promise<number> {
+  const config = resolveConfig({ definitions, options: {}, env });
   const say = (ok: boolean, text: string) => write(redact(`${ok ? '✓' : '✗'} ${text}`, config.secrets));
   let failed = 0;
   for (const p of config.problems) {
     say(false, p);
     failed++;
   }
-  if (!config.zephyr && !config.cucumberstudio) {
-    if (!config.invalid.length) say(false, 'no target configured: set ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY or CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN');
+  if (!config.targets.length) {
+    if (!config.invalid.length) say(false, `no target configured: set ${definitions.map((d) => d.enableHint).join(' or ')}`);
     return 1;
   }
   const http = createHttp();
   try {
-    // Few retries: a check should answer quickly, and it never writes.
-    const targets = createTargets(config, { send: http.send, lane: { retries: 2 } });
-    for (const t of targets) {
-      for (const line of await t.check()) {
-        say(line.ok, `${t.label}: ${line.text}`);
+    for (const { definition, config: c } of config.targets) {
+      // Few retries: a check should answer quickly, and it never writes.
+      const target = definition.create(c, { send: http.send, secrets: config.secrets, lane: { retries: 2 } });
+      for (const line of await target.check()) {
+        say(line.ok, `${definition.label}: ${line.text}`);
         if (!line.ok) failed++;
       }
     }

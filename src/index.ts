@@ -2,5 +2,6 @@ import TmsReporter from './reporter';
 
 export default TmsReporter;
 export { TmsReporter };
-export type { TmsReporterOptions, ZephyrOptions, CucumberStudioOptions, StatusMapOption } from './config';
+// The option types of every service, and TmsReporterOptions, come from the registry.
+export type * from './targets';
 export type { RunSummary, TargetSummary, Outcome } from './model';

@@ -27,10 +27,6 @@ export interface TestLike {
   titlePath(): string[];
 }
 
-const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
-const CS_TAG = /^@cs-(\d+)$/i;
-/** Zephyr execution comments are short in the UI; keep the head of the error. */
-export const ZEPHYR_COMMENT_LIMIT = 750;
 export const ERROR_TEXT_LIMIT = 4000;
 
 // eslint-disable-next-line no-control-regex
@@ -40,6 +36,7 @@ export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
 }
 
+/** Cuts text to `limit` characters, the cut marked so a reader knows there was more. */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
   return `${text.slice(0, Math.max(0, limit - 14))}… [truncated]`;
@@ -57,30 +54,40 @@ function splitList(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
-function unique<T>(items: T[]): T[] {
+/** Items in first-seen order, each once. */
+export function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
 }
 
-/** Jira keys from `{type:'zephyr', description:'PROJ-1'}` annotations and `@PROJ-1` tags. */
-export function zephyrKeysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[] {
-  const fromAnnotations = allAnnotations(test as TestLike)
-    .filter((a) => a.type.toLowerCase() === 'zephyr')
-    .flatMap((a) => splitList(a.description))
-    .map((k) => k.toUpperCase())
-    .filter((k) => JIRA_KEY.test(k));
-  const fromTags = test.tags.map((t) => t.replace(/^@/, '')).filter((t) => JIRA_KEY.test(t));
-  return unique([...fromAnnotations, ...fromTags]);
+/**
+ * Values of a test's annotations of one type (case-insensitive), the ones added at run time included;
+ * a description may list several values separated by spaces, commas or semicolons.
+ */
+export function annotationValues(test: Pick<TestLike, 'annotations' | 'results'>, type: string): string[] {
+  return allAnnotations(test as TestLike)
+    .filter((a) => a.type.toLowerCase() === type)
+    .flatMap((a) => splitList(a.description));
 }
 
-/** Scenario ids from `{type:'cucumberstudio', description:'123'}` annotations and `@cs-123` tags. */
-export function scenarioIdsOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): number[] {
-  const fromAnnotations = allAnnotations(test as TestLike)
-    .filter((a) => a.type.toLowerCase() === 'cucumberstudio')
-    .flatMap((a) => splitList(a.description))
-    .filter((s) => /^\d+$/.test(s))
-    .map(Number);
-  const fromTags = test.tags.map((t) => CS_TAG.exec(t)?.[1]).filter((s): s is string => !!s).map(Number);
-  return unique([...fromAnnotations, ...fromTags]);
+/** First capture group (or whole match) of every tag that matches, `@` included in what is matched. */
+export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string[] {
+  return test.tags.map((t) => pattern.exec(t)).filter((m): m is RegExpExecArray => !!m).map((m) => m[1] ?? m[0]);
+}
+
+/** What the mapping needs of a target: its id and how a Playwright test maps to its keys. */
+export interface KeySource {
+  readonly id: string;
+  keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+}
+
+/** Keys of a test in every target (targets it does not map to are left out). */
+export function keysByTarget(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>, sources: readonly KeySource[]): Record<string, string[]> {
+  const keys: Record<string, string[]> = {};
+  for (const s of sources) {
+    const k = s.keysOf(test);
+    if (k.length) keys[s.id] = k;
+  }
+  return keys;
 }
 
 /**
@@ -122,7 +129,7 @@ function errorOf(result: ResultLike | undefined): string | undefined {
 }
 
 /** Builds the journaled record of a finished test, or null when it never ran. */
-export function recordOf(test: TestLike): TestRecord | null {
+export function recordOf(test: TestLike, sources: readonly KeySource[]): TestRecord | null {
   const outcome = outcomeOf(test);
   if (!outcome) return null;
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
@@ -130,8 +137,7 @@ export function recordOf(test: TestLike): TestRecord | null {
   return {
     testId: test.id,
     title: path.join(' › ') || test.title,
-    zephyrKeys: zephyrKeysOf(test),
-    scenarioIds: scenarioIdsOf(test),
+    keys: keysByTarget(test, sources),
     outcome,
     error: outcome === 'passed' || outcome === 'skipped' ? undefined : errorOf(failing ?? test.results[test.results.length - 1]),
     attempts: test.results.length,
@@ -147,15 +153,15 @@ export interface StatusPolicy<S extends number | string> {
 }
 
 /**
- * Groups records by key and keeps the worst status per key (FAIL > BLOCKED > WIP > PASS > UNEXECUTED
- * for Zephyr; the CucumberStudio order for CucumberStudio). Output is sorted by key for stable calls.
+ * Groups records by key and keeps the worst status per key (how bad a status is comes from the
+ * target's policy). Output is sorted by key for stable calls.
  */
-export function aggregate<K extends string | number, S extends number | string>(
+export function aggregate<S extends number | string>(
   records: readonly TestRecord[],
-  keysOf: (r: TestRecord) => readonly K[],
+  keysOf: (r: TestRecord) => readonly string[],
   policy: StatusPolicy<S>,
-): PlanItem<K>[] {
-  const byKey = new Map<K, { status: S; outcome: Outcome; rank: number; records: TestRecord[] }>();
+): PlanItem[] {
+  const byKey = new Map<string, { status: S; outcome: Outcome; rank: number; records: TestRecord[] }>();
   for (const record of records) {
     for (const key of keysOf(record)) {
       const status = policy.statusFor(record.outcome);
@@ -169,7 +175,7 @@ export function aggregate<K extends string | number, S extends number | string>(
     }
   }
   return [...byKey.entries()]
-    .sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, v]) => ({
       key,
       outcome: v.outcome,

@@ -1,4 +1,4 @@
-/** Domain types shared by the reporter, the engine, the targets and replay. */
+/** Domain types shared by the reporter, the engine, the targets and replay. No service is named here. */
 
 /**
  * The final outcome of one Playwright test after retries (one per test, never per attempt).
@@ -8,17 +8,16 @@ export type Outcome = 'passed' | 'flaky' | 'failed' | 'timedOut' | 'skipped' | '
 
 export const OUTCOMES: readonly Outcome[] = ['passed', 'flaky', 'failed', 'timedOut', 'skipped', 'interrupted'];
 
-export type TargetId = 'zephyr' | 'cucumberstudio';
+/** A target's id as listed in the registry (`src/targets/index.ts`). */
+export type TargetId = string;
 
 /** What the reporter knows of one finished test; journaled to the outbox as-is (no secrets in here). */
 export interface TestRecord {
   testId: string;
   /** Project name › file › describe › title, for comments and messages. */
   title: string;
-  /** Jira issue keys this test reports to (Zephyr). */
-  zephyrKeys: string[];
-  /** CucumberStudio scenario ids this test reports to. */
-  scenarioIds: number[];
+  /** Keys this test reports to, by target id (a target absent or empty = not mapped there). */
+  keys: Record<TargetId, string[]>;
   outcome: Outcome;
   /** ANSI-stripped error text of the last failing attempt (truncated), if any. */
   error?: string;
@@ -26,11 +25,16 @@ export interface TestRecord {
   attempts: number;
 }
 
-/** One publishable result for one test in a service, after worst-wins aggregation. */
-export interface PlanItem<K = string> {
-  key: K;
+/** The keys a record maps to in one target. */
+export function keysOf(record: Pick<TestRecord, 'keys'>, target: TargetId): string[] {
+  return record.keys[target] ?? [];
+}
+
+/** One publishable result for one key in a service, after worst-wins aggregation. */
+export interface PlanItem {
+  key: string;
   outcome: Outcome;
-  /** Service status: Zephyr numeric id, CucumberStudio status name. */
+  /** The service's status: a numeric id or a status name, as the target defines it. */
   status: number | string;
   /** Text for the execution comment / result description ('' when none). */
   comment: string;
@@ -42,15 +46,17 @@ export interface VerifyReport {
   ok: boolean;
   /** One sentence per check that failed, or what was checked when ok. */
   details: string[];
-  /** Container status as the service reports it (Zephyr cycle status, CucumberStudio counters). */
+  /** Container status as the service reports it (a cycle's status, a run's counters). */
   containerStatus?: string;
 }
 
 /** Machine-readable outcome of one target's publish (goes to the summary JSON). */
 export interface TargetSummary {
   target: TargetId;
+  /** Display name of the service. */
+  label: string;
   enabled: boolean;
-  container?: { kind: 'cycle' | 'test run'; id?: string; name?: string; reused?: boolean };
+  container?: { kind: string; id?: string; name?: string; reused?: boolean };
   published: number;
   countsByStatus: Record<string, number>;
   unmapped: number;
@@ -70,5 +76,5 @@ export interface RunSummary {
   version: 1;
   startedAt: string;
   finishedAt: string;
-  targets: Partial<Record<TargetId, TargetSummary>>;
+  targets: Record<TargetId, TargetSummary>;
 }

@@ -1,11 +1,13 @@
 import * as fs from 'node:fs';
-import { resolveConfig, type ResolvedConfig, type TmsReporterOptions } from './config';
-import type { Env } from './config-fields';
-import type { RunSummary, TargetId } from './model';
+import { resolveConfig, type ResolvedConfig, type TargetOverride } from './config';
+import { Outbox, type Journal } from './engine/outbox';
+import { PublishRun, type PublishRunOptions } from './engine/run';
+import type { Env } from './kit/config-fields';
+import type { TargetDefinition } from './kit/target';
+import type { RunSummary } from './model';
 import type { Printer } from './output';
-import { Outbox, type Journal } from './publish/outbox';
-import { PublishRun, type PublishRunOptions } from './publish/run';
 import { summaryLine } from './summary';
+import { TARGETS, type TmsReporterOptions } from './targets';
 
 export interface ReplayResult {
   journals: number;
@@ -19,8 +21,15 @@ export interface ReplayResult {
  * journal marks done are skipped, statuses are absolute, and completed journals are deleted.
  * Credentials come from env/options (journals hold none); where the results go comes from the journal.
  */
-export async function replay(dir: string, options: TmsReporterOptions, env: Env, printer: Printer, deps?: PublishRunOptions['deps']): Promise<ReplayResult> {
-  const journals = Outbox.load(dir);
+export async function replay(
+  dir: string,
+  options: TmsReporterOptions,
+  env: Env,
+  printer: Printer,
+  deps?: PublishRunOptions['deps'],
+  definitions: readonly TargetDefinition[] = TARGETS,
+): Promise<ReplayResult> {
+  const journals = Outbox.load(dir, definitions);
   const result: ReplayResult = { journals: journals.length, summaries: [], unsent: 0 };
   if (!journals.length) {
     printer.info(`nothing to replay in ${dir}`);
@@ -36,15 +45,15 @@ export async function replay(dir: string, options: TmsReporterOptions, env: Env,
       continue;
     }
     try {
-      const config = configFor(journal, options, env, printer);
-      const pendingTargets = (Object.keys(journal.targets) as TargetId[]).filter((t) => !journal.complete.has(t));
-      if (!pendingTargets.some((t) => config[t])) {
-        printer.error(`${journal.file}: ${pendingTargets.join(', ')} not configured in this environment; kept for a later replay`);
+      const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));
+      const config = configFor(journal, pending, options, env, definitions, printer);
+      if (!config.targets.length) {
+        printer.error(`${journal.file}: ${pending.join(', ')} not configured in this environment; kept for a later replay`);
         result.unsent += journal.records.length;
         continue;
       }
       printer.info(`replaying ${journal.records.length} test results from ${journal.file}`);
-      const run = new PublishRun(config, { printer, journal, deps: { ...deps, cucumberstudio: { ...deps?.cucumberstudio, replay: true } } });
+      const run = new PublishRun(config, { printer, journal, deps });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
         for (const e of s.errors) printer.error(`${s.target}: ${e}`);
@@ -60,23 +69,18 @@ export async function replay(dir: string, options: TmsReporterOptions, env: Env,
   return result;
 }
 
-/** Current credentials + the journal's destination; targets already complete are left out. */
-function configFor(journal: Journal, options: TmsReporterOptions, env: Env, printer: Printer): ResolvedConfig {
-  const config = resolveConfig(options, env);
+/**
+ * Current credentials + the journal's destination, resolved in one go (the journal's settings and
+ * container win over the environment's); targets already complete are left out. Settings that are
+ * still invalid keep the journal for a later replay rather than sending anywhere else.
+ */
+function configFor(journal: Journal, pending: readonly string[], options: TmsReporterOptions, env: Env, definitions: readonly TargetDefinition[], printer: Printer): ResolvedConfig {
+  const overrides: Record<string, TargetOverride> = {};
+  for (const id of pending) {
+    const m = journal.targets[id];
+    overrides[id] = { settings: m.settings, container: { id: m.containerId, name: m.containerName || undefined } };
+  }
+  const config = resolveConfig({ definitions, options, env, overrides, only: pending });
   for (const p of config.problems) printer.error(p);
-  config.invalid = [];
-  const z = journal.targets.zephyr;
-  if (config.zephyr && z && !journal.complete.has('zephyr')) {
-    if (z.projectId) config.zephyr.projectId = z.projectId;
-    if (z.versionId !== undefined && z.projectId) config.zephyr.versionId = z.versionId;
-    if (z.containerName) config.zephyr.cycleName = z.containerName;
-    config.zephyr.cycleId = z.containerId ?? config.zephyr.cycleId;
-  } else config.zephyr = undefined;
-  const c = journal.targets.cucumberstudio;
-  if (config.cucumberstudio && c && !journal.complete.has('cucumberstudio')) {
-    if (c.projectId) config.cucumberstudio.projectId = c.projectId;
-    if (c.containerName) config.cucumberstudio.testRunName = c.containerName;
-    if (c.containerId) config.cucumberstudio.testRunId = Number(c.containerId);
-  } else config.cucumberstudio = undefined;
-  return config;
+  return { ...config, invalid: [] };
 }

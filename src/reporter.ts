@@ -1,15 +1,17 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { resolveConfig, type ResolvedConfig, type TmsReporterOptions } from './config';
-import { isFinalAttempt, recordOf, scenarioIdsOf, zephyrKeysOf } from './mapping';
+import { resolveConfig, type ResolvedConfig } from './config';
+import { PublishRun } from './engine/run';
+import type { TargetDefinition } from './kit/target';
+import { isFinalAttempt, keysByTarget, recordOf } from './mapping';
 import type { RunSummary, TestRecord } from './model';
 import { createPrinter, type Printer } from './output';
-import { PublishRun } from './publish/run';
 import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from './summary';
+import { TARGETS, type TmsReporterOptions } from './targets';
 
 /**
- * Playwright reporter that publishes results to Zephyr Squad Cloud and CucumberStudio.
+ * Playwright reporter that publishes results to the test management services in the registry.
  * Thin on purpose: it turns Playwright events into TestRecords and hands them to PublishRun.
  * No hook throws (since Playwright 1.62 a throwing reporter fails the run).
  */
@@ -20,7 +22,11 @@ export default class TmsReporter implements Reporter {
   private suite?: Suite;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(private readonly options: TmsReporterOptions = {}, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    private readonly options: TmsReporterOptions = {},
+    env: NodeJS.ProcessEnv = process.env,
+    private readonly definitions: readonly TargetDefinition[] = TARGETS,
+  ) {
     this.env = env;
   }
 
@@ -32,12 +38,12 @@ export default class TmsReporter implements Reporter {
     this.guard('onBegin', () => {
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
-      const c = resolveConfig(this.options, this.env, rootDir);
+      const c = resolveConfig({ definitions: this.definitions, options: this.options, env: this.env, rootDir });
       this.config = c;
       this.printer = createPrinter(c.secrets, c.debug);
       for (const p of c.problems) this.printer.error(p);
-      if (!c.zephyr && !c.cucumberstudio && !c.invalid.length) {
-        this.printer.info('no target enabled (set ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY or CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN); nothing will be published');
+      if (!c.targets.length && !c.invalid.length) {
+        this.printer.info(`no target enabled (set ${this.definitions.map((d) => d.enableHint).join(' or ')}); nothing will be published`);
         return;
       }
       const tests = suite.allTests();
@@ -47,14 +53,14 @@ export default class TmsReporter implements Reporter {
         return;
       }
       this.run = new PublishRun(c, { printer: this.printer });
-      this.run.start(tests.map((t) => ({ zephyrKeys: zephyrKeysOf(t), scenarioIds: scenarioIdsOf(t) })), config.shard);
+      this.run.start(tests.map((t) => ({ keys: keysByTarget(t, this.definitions) })), config.shard);
     });
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     this.guard('onTestEnd', () => {
       if (!this.run || !isFinalAttempt(test, result)) return;
-      const record = recordOf(test);
+      const record = recordOf(test, this.definitions);
       if (record) this.run.journal([record]);
     });
   }
@@ -64,7 +70,7 @@ export default class TmsReporter implements Reporter {
     let summary: RunSummary | undefined;
     try {
       const tests = this.suite.allTests();
-      const records = tests.map((t) => recordOf(t)).filter((r): r is TestRecord => r !== null);
+      const records = tests.map((t) => recordOf(t, this.definitions)).filter((r): r is TestRecord => r !== null);
       summary = await this.run.finish(records, tests.length - records.length);
       this.report(summary);
     } catch (error) {
@@ -81,7 +87,7 @@ export default class TmsReporter implements Reporter {
   private report(summary: RunSummary): void {
     const c = this.config!;
     for (const t of Object.values(summary.targets)) {
-      for (const e of t.errors) this.printer.error(`${t.target === 'zephyr' ? 'Zephyr Squad' : 'CucumberStudio'}: ${e}`);
+      for (const e of t.errors) this.printer.error(`${t.label}: ${e}`);
       this.printer.info(summaryLine(t));
     }
     try {

@@ -2,11 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunSummary, TargetSummary } from './model';
 
-const LABEL: Record<string, string> = { zephyr: 'Zephyr Squad', cucumberstudio: 'CucumberStudio' };
-
-/** `Zephyr Squad: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
+/** `<label>: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
 export function summaryLine(s: TargetSummary): string {
-  const label = LABEL[s.target] ?? s.target;
+  const label = s.label ?? s.target;
   const where = s.container ? `${s.container.kind} "${s.container.name ?? ''}"${s.container.id ? ` (id ${s.container.id})` : ''}` : s.dryRun ? 'dry run' : 'not reached';
   const counts = Object.entries(s.countsByStatus)
     .map(([k, v]) => `${k} ${v}`)
@@ -29,7 +27,7 @@ export function stepSummaryMarkdown(summary: RunSummary): string {
   const rows = Object.values(summary.targets).map((s) => {
     const counts = Object.entries(s.countsByStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
     const state = s.errors.length ? `⚠️ ${s.errors.length} error(s)` : '✅';
-    return `| ${LABEL[s.target] ?? s.target} | ${s.container ? `${s.container.name ?? ''} (${s.container.id ?? ''})` : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
+    return `| ${s.label ?? s.target} | ${s.container ? `${s.container.name ?? ''} (${s.container.id ?? ''})` : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
   });
   return ['### Test management publish', '', '| Target | Cycle / run | Published | Statuses | Unsent | State |', '|---|---|---|---|---|---|', ...rows, ''].join('\n');
 }

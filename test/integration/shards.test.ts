@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { resolveConfig } from '../../src/config';
 import { createPrinter } from '../../src/output';
-import { PublishRun } from '../../src/publish/run';
+import { PublishRun } from '../../src/engine/run';
+import { TARGETS } from '../../src/targets';
 import type { TestRecord } from '../../src/model';
 import { csLastStatuses, csRuns, outboxFiles, runPlaywright, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 
@@ -61,9 +62,9 @@ it('processes that all create at once (no shard info) converge on one cycle and 
   const name = 'race';
   const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
   const printer = createPrinter([], false, () => undefined);
-  const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, zephyrKeys: [`PROJ-${700 + i}`], scenarioIds: [700 + i], outcome: 'passed', attempts: 1 }];
+  const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, keys: { zephyr: [`PROJ-${700 + i}`], cucumberstudio: [String(700 + i)] }, outcome: 'passed', attempts: 1 }];
   const publishers = Array.from({ length: 5 }, (_, i) => {
-    const run = new PublishRun({ ...resolveConfig({}, env), outboxDir: `/tmp/race-${process.pid}-${i}` }, { printer });
+    const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: `/tmp/race-${process.pid}-${i}` }, { printer });
     run.start(records(i), null);
     return run.finish(records(i), 0);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config';
+import type { Env } from '../../src/kit/config-fields';
+import { TARGETS } from '../../src/targets';
+
+const resolveConfig = (options: unknown, env: Env, rootDir?: string, now?: Date) => resolveWith({ definitions: TARGETS, options, env, rootDir, now });
+/** The resolved config of one target, or undefined when it is not enabled (or invalid). */
+const cfg = (c: ResolvedConfig, id: string) => c.targets.find((t) => t.definition.id === id)?.config as Record<string, unknown> | undefined;
 
 const Z = { ZEPHYR_ACCESS_KEY: 'ak-1234', ZEPHYR_SECRET_KEY: 'sk-secret-1234', ZEPHYR_ACCOUNT_ID: 'acc', ZEPHYR_PROJECT_ID: '10000' };
 const C = { CUCUMBERSTUDIO_UID: 'u@example.com', CUCUMBERSTUDIO_ACCESS_TOKEN: 'tok-secret', CUCUMBERSTUDIO_CLIENT: 'cl', CUCUMBERSTUDIO_PROJECT_ID: '1' };
@@ -7,22 +13,22 @@ const C = { CUCUMBERSTUDIO_UID: 'u@example.com', CUCUMBERSTUDIO_ACCESS_TOKEN: 't
 describe('config', () => {
   it('no credentials: no target, no problem', () => {
     const c = resolveConfig({}, {});
-    expect(c.zephyr).toBeUndefined();
-    expect(c.cucumberstudio).toBeUndefined();
+    expect(cfg(c, 'zephyr')).toBeUndefined();
+    expect(cfg(c, 'cucumberstudio')).toBeUndefined();
     expect(c.problems).toEqual([]);
   });
   it('env enables targets; options override env', () => {
     const c = resolveConfig({ zephyr: { projectId: 20000, cycleName: 'Nightly' } }, { ...Z, ...C, ZEPHYR_CYCLE_NAME: 'from env' }, '/r');
-    expect(c.zephyr).toMatchObject({ projectId: 20000, versionId: -1, cycleName: 'Nightly', baseUrl: 'https://prod-api.zephyr4jiracloud.com/connect', failureComments: true });
-    expect(c.cucumberstudio).toMatchObject({ projectId: 1, baseUrl: 'https://studio.cucumber.io', rateLimit: { count: 195, windowMs: 60000 } });
+    expect(cfg(c, 'zephyr')).toMatchObject({ projectId: 20000, versionId: -1, cycleName: 'Nightly', baseUrl: 'https://prod-api.zephyr4jiracloud.com/connect', failureComments: true });
+    expect(cfg(c, 'cucumberstudio')).toMatchObject({ projectId: 1, baseUrl: 'https://studio.cucumber.io', rateLimit: { count: 195, windowMs: 60000 } });
     expect(c.outboxDir).toBe('/r/test-results/tms-outbox');
     expect(c.secrets).toEqual(expect.arrayContaining(['sk-secret-1234', 'tok-secret']));
   });
   it('default names derive from the CI build so that shards agree', () => {
     const env = { ...Z, GITHUB_RUN_ID: '777', GITHUB_RUN_ATTEMPT: '2', GITHUB_RUN_NUMBER: '41', GITHUB_WORKFLOW: 'e2e' };
-    expect(resolveConfig({}, env).zephyr?.cycleName).toBe('Playwright e2e #41 (run 777, attempt 2)');
-    expect(resolveConfig({}, { ...Z, GITLAB_CI: 'true', CI_PIPELINE_ID: '9' }).zephyr?.cycleName).toBe('Playwright pipeline 9');
-    expect(resolveConfig({}, Z, '/', new Date(2026, 0, 2, 3, 4)).zephyr?.cycleName).toBe('Playwright 2026-01-02 03:04');
+    expect(cfg(resolveConfig({}, env), 'zephyr')?.cycleName).toBe('Playwright e2e #41 (run 777, attempt 2)');
+    expect(cfg(resolveConfig({}, { ...Z, GITLAB_CI: 'true', CI_PIPELINE_ID: '9' }), 'zephyr')?.cycleName).toBe('Playwright pipeline 9');
+    expect(cfg(resolveConfig({}, Z, '/', new Date(2026, 0, 2, 3, 4)), 'zephyr')?.cycleName).toBe('Playwright 2026-01-02 03:04');
   });
   it.each([
     [{ ZEPHYR_PROJECT_ID: 'abc' }, {}, 'zephyr.projectId (env ZEPHYR_PROJECT_ID): expected a whole number'],
@@ -38,14 +44,14 @@ describe('config', () => {
     const c = resolveConfig(options, { ...Z, ...envPatch });
     expect(c.problems).toHaveLength(1);
     expect(c.problems[0]).toContain(line);
-    expect(c.zephyr).toBeUndefined();
-    expect(c.invalid).toEqual(['zephyr']);
+    expect(cfg(c, 'zephyr')).toBeUndefined();
+    expect(c.invalid.map((d) => d.id)).toEqual(['zephyr']);
     expect(c.problems.join('\n')).not.toContain('sk-secret-1234');
   });
   it('warns about unknown and misspelt options without disabling', () => {
     const c = resolveConfig({ outboxdir: 'x', zephyr: { acessKey: 'k' } }, Z);
     expect(c.problems).toEqual([expect.stringContaining('outboxdir: unknown option (did you mean outboxDir?)'), expect.stringContaining('zephyr.acessKey: unknown option (did you mean zephyr.accessKey?)')]);
-    expect(c.zephyr).toBeDefined();
+    expect(cfg(c, 'zephyr')).toBeDefined();
   });
   it('general flags', () => {
     const c = resolveConfig({}, { PW_TMS_DRY_RUN: '1', PW_TMS_FAIL_ON_ERROR: 'true', PW_TMS_DEBUG: '0', PW_TMS_OUTBOX_DIR: '/tmp/o' });

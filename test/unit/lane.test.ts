@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestLane } from '../../src/publish/lane';
+import { RequestLane } from '../../src/kit/lane';
 import { HttpError, NetworkError } from '../../src/http/errors';
 
 /** A virtual clock: sleeping advances it, so backoff is captured instead of waited. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, isFinalAttempt, outcomeOf, recordOf, scenarioIdsOf, stripAnsi, zephyrKeysOf, type ResultLike, type TestLike } from '../../src/mapping';
+import { aggregate, isFinalAttempt, outcomeOf, recordOf, stripAnsi, type ResultLike, type TestLike } from '../../src/mapping';
+import { TARGETS } from '../../src/targets';
+import { zephyr } from '../../src/targets/zephyr/definition';
+import { cucumberstudio } from '../../src/targets/cucumberstudio/definition';
+
+const zephyrKeysOf = (t: TestLike) => zephyr.keysOf(t);
+const scenarioIdsOf = (t: TestLike) => cucumberstudio.keysOf(t).map(Number);
 import type { TestRecord } from '../../src/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
 
@@ -68,7 +74,7 @@ describe('outcome table', () => {
     expect(isFinalAttempt(t3, t3.results[1])).toBe(true);
   });
   it('strips ANSI from the error and keeps the title path', () => {
-    const r = recordOf(fakeTest(['failed'], { tags: ['@PROJ-9'] }))!;
+    const r = recordOf(fakeTest(['failed'], { tags: ['@PROJ-9'] }), TARGETS)!;
     expect(r.error).toBe('Expected 1 to be 2');
     expect(r.title).toBe('chromium › a.spec.ts › does a thing');
     expect(stripAnsi('\u001b[2m\u001b[31mx\u001b[39m\u001b[22m')).toBe('x');
@@ -76,20 +82,20 @@ describe('outcome table', () => {
 });
 
 describe('worst wins (Zephyr)', () => {
-  const rec = (testId: string, outcome: TestRecord['outcome'], keys = ['PROJ-1']): TestRecord => ({ testId, title: testId, zephyrKeys: keys, scenarioIds: [], outcome, attempts: 1, error: outcome === 'failed' ? 'boom' : undefined });
+  const rec = (testId: string, outcome: TestRecord['outcome'], keys = ['PROJ-1']): TestRecord => ({ testId, title: testId, keys: { zephyr: keys }, outcome, attempts: 1, error: outcome === 'failed' ? 'boom' : undefined });
   const policy = (map = DEFAULT_ZEPHYR_STATUS) => ({ statusFor: (o: TestRecord['outcome']) => map[o], rank: zephyrRank, comment: () => '' });
   it('FAIL > BLOCKED > WIP > PASS > UNEXECUTED, whatever the order', () => {
     const order = [rec('a', 'passed'), rec('b', 'interrupted'), rec('c', 'failed'), rec('d', 'skipped')];
     for (const records of [order, [...order].reverse()]) {
-      const [item] = aggregate(records, (r) => r.zephyrKeys, policy());
+      const [item] = aggregate(records, (r) => r.keys.zephyr ?? [], policy());
       expect(item.status).toBe(2);
       expect(item.tests).toHaveLength(4);
     }
-    expect(aggregate([rec('a', 'passed'), rec('b', 'interrupted')], (r) => r.zephyrKeys, policy())[0].status).toBe(4);
-    expect(aggregate([rec('a', 'skipped'), rec('b', 'flaky')], (r) => r.zephyrKeys, policy())[0].status).toBe(1);
+    expect(aggregate([rec('a', 'passed'), rec('b', 'interrupted')], (r) => r.keys.zephyr ?? [], policy())[0].status).toBe(4);
+    expect(aggregate([rec('a', 'skipped'), rec('b', 'flaky')], (r) => r.keys.zephyr ?? [], policy())[0].status).toBe(1);
   });
   it('one item per key; a test with several keys feeds each', () => {
-    const items = aggregate([rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])], (r) => r.zephyrKeys, policy());
+    const items = aggregate([rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])], (r) => r.keys.zephyr ?? [], policy());
     expect(items.map((i) => [i.key, i.status])).toEqual([['PROJ-1', 1], ['PROJ-2', 2]]);
   });
   it('statusMap resolves names (custom tenant statuses too) and ids; unknown names warn and fall back', () => {

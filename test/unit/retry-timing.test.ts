@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter, parseWaitHint, rateLimitDelay } from '../../src/publish/retry-timing';
-import { classify } from '../../src/publish/classify';
+import { backoffDelay, parseRetryAfter, parseWaitHint, rateLimitDelay } from '../../src/kit/retry-timing';
+import { classify } from '../../src/kit/classify';
 import { HttpError, NetworkError } from '../../src/http/errors';
 
 describe('Retry-After and wait hints', () => {

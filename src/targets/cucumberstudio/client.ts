@@ -1,6 +1,6 @@
 import { BadResponseError, HttpError, looksLikeHtml, redact } from '../../http/errors';
 import type { HttpResponse, HttpSend } from '../../http/client';
-import type { RequestLane } from '../../publish/lane';
+import type { RequestLane } from '../../kit/lane';
 
 export interface CsCredentials {
   baseUrl: string;

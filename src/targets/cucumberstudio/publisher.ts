@@ -1,10 +1,11 @@
-import type { CucumberStudioConfig } from '../../config';
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
-import type { PlanItem, TestRecord, VerifyReport } from '../../model';
-import type { RequestLane } from '../../publish/lane';
-import { checkStep, type BeginContext, type CheckLine, type ContainerInfo, type PublishResult, type Target } from '../../publish/target';
-import { findOrCreate } from '../../publish/find-or-create';
+import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
+import { ContainerState } from '../../kit/container-state';
+import type { RequestLane } from '../../kit/lane';
+import { checkStep, type BeginOptions, type CheckLine, type ContainerInfo, type PublishResult, type StatusTable, type Target } from '../../kit/target';
+import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
+import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
 import { attribute, ScenarioNames, waitForSnapshots, type Snapshot, type WaitOptions } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
@@ -22,17 +23,14 @@ export interface CsTargetOptions {
  * its tests are generated, attribute tests to scenarios, then post one result per test.
  */
 export class CucumberStudioTarget implements Target {
-  readonly id = 'cucumberstudio' as const;
-  readonly label = 'CucumberStudio';
-  readonly containerKind = 'test run' as const;
-  readonly warnings: string[] = [];
+  readonly id = 'cucumberstudio';
   private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
+  private readonly statusWarnings: string[];
   private names?: ScenarioNames;
-  private run?: ContainerInfo;
+  private readonly run = new ContainerState('CucumberStudio test run');
   private snapshots: Snapshot[] = [];
   private readonly bySnapshot = new Map<number, string[]>();
   private readonly posted = new Map<string, string[]>();
-  private prefetch: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly cfg: CucumberStudioConfig,
@@ -42,40 +40,41 @@ export class CucumberStudioTarget implements Target {
   ) {
     const resolved = resolveCsStatusMap(cfg.statusMap);
     this.byOutcome = resolved.byOutcome;
-    this.warnings.push(...resolved.warnings);
+    this.statusWarnings = resolved.warnings;
   }
 
-  keysOf(record: TestRecord): string[] {
-    return record.scenarioIds.map(String);
+  /** The service's status vocabulary is fixed: no call needed, online or not. */
+  async resolveStatuses(): Promise<StatusTable> {
+    return { byOutcome: this.byOutcome, warnings: this.statusWarnings, name: String };
   }
 
-  async begin(knownKeys: readonly string[], recordedContainerId?: string, ctx: BeginContext = {}): Promise<ContainerInfo> {
+  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
     await this.client.getProject(); // credentials + project id
     this.names = new ScenarioNames(asArray((await this.client.listScenarios()).data));
     const known = this.existing(knownKeys.map(Number));
-    const runId = this.cfg.testRunId ?? (recordedContainerId ? Number(recordedContainerId) : undefined);
+    const runId = this.cfg.testRunId;
     if (runId !== undefined) {
       const run = asArray((await withHint(this.client.getRun(runId), `CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = ${runId}`)).data)[0];
-      this.run = { id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true };
+      this.run.set({ id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true });
     } else {
-      this.run = await this.findOrCreateRun(this.cfg.testRunName, known, ctx);
+      this.run.set(await this.findOrCreateRun(this.cfg.testRunName, known, followerWaitMs));
     }
     // Wait for the generated tests while Playwright runs; publish() repeats what is still missing.
-    this.prefetch = this.prepare(known).catch(() => undefined);
-    return this.run;
+    this.run.prepareInBackground(() => this.prepare(known));
+    return this.run.require();
   }
 
-  plan(records: readonly TestRecord[]): PlanItem[] {
-    return aggregate(records, (r) => r.scenarioIds.map(String), {
-      statusFor: (o) => this.byOutcome[o],
+  plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[] {
+    return aggregate(records, (r) => keysOf(r, this.id), {
+      statusFor: (o) => String(statuses.byOutcome[o]),
       rank: (s) => csRank(s),
       comment: (item) => defaultComment(item, ERROR_TEXT_LIMIT),
     });
   }
 
   async publish(items: readonly PlanItem[]): Promise<PublishResult> {
-    const runId = Number(this.requireRun().id);
-    await this.prefetch;
+    const runId = Number(this.run.require().id);
+    await this.run.settled();
     const ids = items.map((i) => Number(i.key));
     await this.prepare(this.existing(ids));
     const result: PublishResult = { done: [], failed: [] };
@@ -98,7 +97,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
-    const run = asArray((await this.client.getRun(Number(this.requireRun().id))).data)[0];
+    const run = asArray((await this.client.getRun(Number(this.run.require().id))).data)[0];
     const counters = (run?.attributes?.statuses ?? {}) as Record<string, number>;
     const expected = new Map<string, number>();
     for (const item of sent) {
@@ -112,7 +111,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   async check(): Promise<CheckLine[]> {
-    const lines: CheckLine[] = this.warnings.map((text) => ({ ok: false, text }));
+    const lines: CheckLine[] = this.statusWarnings.map((text) => ({ ok: false, text }));
     const step = (fn: () => Promise<string>) => checkStep(lines, fn);
     const ok = await step(async () => {
       const project = asArray((await this.client.getProject()).data)[0];
@@ -131,25 +130,16 @@ export class CucumberStudioTarget implements Target {
         return found ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused` : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
       });
     }
-    if (!this.warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(this.byOutcome).map(([o, s]) => `${o} → ${s}`).join(', ')}` });
+    if (!this.statusWarnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(this.byOutcome).map(([o, s]) => `${o} → ${s}`).join(', ')}` });
     return lines;
-  }
-
-  statusName(status: number | string): string {
-    return String(status);
   }
 
   calls(): number {
     return this.lane.stats.calls;
   }
 
-  async close(): Promise<void> {
-    await this.prefetch;
-  }
-
-  private requireRun(): ContainerInfo {
-    if (!this.run) throw new Error('CucumberStudio test run is not ready (the preflight failed)');
-    return this.run;
+  close(): Promise<void> {
+    return this.run.settled();
   }
 
   /** Scenario ids that exist in the project (others are reported per item, never sent). */
@@ -158,7 +148,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   /** Reuse an active run by exact name, else create (safe under retries and racing shards, see findOrCreate). */
-  private async findOrCreateRun(name: string, scenarioIds: readonly number[], ctx: BeginContext): Promise<ContainerInfo> {
+  private async findOrCreateRun(name: string, scenarioIds: readonly number[], followerWaitMs: number | undefined): Promise<ContainerInfo> {
     const { value, reused } = await findOrCreate<JsonApiResource>({
       lane: this.lane,
       label: 'test_runs/create',
@@ -171,14 +161,14 @@ export class CucumberStudioTarget implements Target {
       idOf: (r) => String(r.id),
       // Runs cannot be deleted through the API: rename ours so the name points at one run only.
       discard: async (r) => void (await this.client.renameRun(Number(r.id), `${name} (unused duplicate of a parallel shard)`)),
-      followerWaitMs: ctx.followerWaitMs,
+      followerWaitMs,
     });
     return { id: String(value.id), name, reused };
   }
 
   /** Makes sure every wanted scenario has its tests in the run and knows which tests they are. */
   private async prepare(wanted: readonly number[]): Promise<void> {
-    const runId = Number(this.requireRun().id);
+    const runId = Number(this.run.require().id);
     const todo = new Set(wanted.filter((id) => !this.bySnapshot.has(id)));
     if (!todo.size || !this.names) return;
     const wait = { timeoutMs: this.cfg.snapshotTimeoutMs, ...this.o.wait };
@@ -195,7 +185,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   private async index(wanted: ReadonlySet<number>, alsoLookUp?: ReadonlySet<string>): Promise<void> {
-    const runId = Number(this.requireRun().id);
+    const runId = Number(this.run.require().id);
     const found = await attribute(this.snapshots, wanted, this.names!, async (sid) => {
       const doc = await this.client.getSnapshot(runId, sid, 'scenario');
       const data = asArray(doc.data)[0]?.relationships?.scenario?.data;

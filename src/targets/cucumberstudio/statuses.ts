@@ -1,4 +1,4 @@
-import type { StatusMapOption } from '../../config';
+import type { StatusMapOption } from '../../kit/config-fields';
 import type { Outcome } from '../../model';
 
 /** The service's one status vocabulary (results, tests, counters). */

@@ -1,6 +1,6 @@
 import { BadResponseError } from '../../http/errors';
 import type { HttpSend } from '../../http/client';
-import type { RequestLane } from '../../publish/lane';
+import type { RequestLane } from '../../kit/lane';
 import { signRequest, type ZephyrCredentials } from './jwt';
 import { parseJson, zephyrHttpError } from './errors';
 

@@ -1,12 +1,13 @@
-import type { ZephyrConfig } from '../../config';
-import { aggregate, defaultComment, ZEPHYR_COMMENT_LIMIT } from '../../mapping';
-import type { PlanItem, TestRecord, VerifyReport } from '../../model';
-import type { RequestLane } from '../../publish/lane';
-import { checkStep, type BeginContext, type CheckLine, type ContainerInfo, type PublishResult, type Target } from '../../publish/target';
-import { findOrCreate } from '../../publish/find-or-create';
+import { aggregate, defaultComment } from '../../mapping';
+import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
+import { ContainerState } from '../../kit/container-state';
+import type { RequestLane } from '../../kit/lane';
+import { checkStep, type BeginOptions, type CheckLine, type ContainerInfo, type PublishResult, type StatusTable, type Target } from '../../kit/target';
+import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
+import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
-import { BUILT_IN_STATUSES, DEFAULT_ZEPHYR_STATUS, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
+import { BUILT_IN_STATUSES, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
 const ADD_CHUNK = 100;
@@ -20,16 +21,11 @@ const BULK_CHUNK = 1000;
  * safe to repeat after an ambiguous failure.
  */
 export class ZephyrTarget implements Target {
-  readonly id = 'zephyr' as const;
-  readonly label = 'Zephyr Squad';
-  readonly containerKind = 'cycle' as const;
-  readonly warnings: string[] = [];
+  readonly id = 'zephyr';
   private statuses: ZephyrStatus[] = [];
-  private byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
-  private cycle?: ContainerInfo;
+  private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
   private readonly rejected = new Map<string, string>();
-  private prefetch: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly cfg: ZephyrConfig,
@@ -38,44 +34,42 @@ export class ZephyrTarget implements Target {
     private readonly jobs: JobWaitOptions = {},
   ) {}
 
-  keysOf(record: TestRecord): string[] {
-    return record.zephyrKeys;
+  /**
+   * The tenant's statuses are needed only to resolve a statusMap (names, custom ids); the defaults are
+   * built-in ids on every tenant. Offline (dry run), names resolve against the built-in statuses.
+   */
+  async resolveStatuses(mode: 'offline' | 'service'): Promise<StatusTable> {
+    const mapped = Object.keys(this.cfg.statusMap).length > 0;
+    if (mapped && mode === 'service') this.statuses = await this.client.statuses();
+    const known = mode === 'service' && mapped ? this.statuses : BUILT_IN_STATUSES;
+    const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, known, mode === 'offline');
+    return { byOutcome, warnings, name: (s) => this.statusName(s) };
   }
 
-  async begin(knownKeys: readonly string[], recordedContainerId?: string, ctx: BeginContext = {}): Promise<ContainerInfo> {
-    // The tenant's statuses are needed only to resolve a statusMap (names, custom ids); the defaults are
-    // built-in ids on every tenant. Credentials and signing are proven by the first call either way.
-    if (Object.keys(this.cfg.statusMap).length > 0) {
-      this.statuses = await this.client.statuses();
-      const resolved = resolveStatusMap(this.cfg.statusMap, this.statuses);
-      this.byOutcome = resolved.byOutcome;
-      this.warnings.push(...resolved.warnings);
-    }
-    const { projectId, versionId } = this.cfg;
-    const cycleId = this.cfg.cycleId ?? recordedContainerId;
+  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
+    const { projectId, versionId, cycleId } = this.cfg;
     if (cycleId) {
       const c = await withHint(this.client.getCycle(cycleId, projectId, versionId), `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId} in project ${projectId}, version ${versionId}`);
-      this.cycle = { id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true };
+      this.cycle.set({ id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true });
     } else {
-      this.cycle = await this.findOrCreateCycle(this.cfg.cycleName, ctx);
+      this.cycle.set(await this.findOrCreateCycle(this.cfg.cycleName, followerWaitMs));
     }
     // Register the keys known before the tests run while they run, so onEnd only sets statuses.
-    // A failure here is not final: publish() adds whatever is still missing.
-    if (knownKeys.length) this.prefetch = this.ensureInCycle(knownKeys).catch(() => undefined);
-    return this.cycle;
+    if (knownKeys.length) this.cycle.prepareInBackground(() => this.ensureInCycle(knownKeys));
+    return this.cycle.require();
   }
 
-  plan(records: readonly TestRecord[]): PlanItem[] {
-    return aggregate(records, (r) => r.zephyrKeys, {
-      statusFor: (o) => this.byOutcome[o],
+  plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[] {
+    return aggregate(records, (r) => keysOf(r, this.id), {
+      statusFor: (o) => Number(statuses.byOutcome[o]),
       rank: (s, o) => zephyrRank(s, o),
-      comment: (item) => defaultComment(item, ZEPHYR_COMMENT_LIMIT),
+      comment: (item) => defaultComment(item, this.cfg.commentLimit),
     });
   }
 
   async publish(items: readonly PlanItem[]): Promise<PublishResult> {
-    const cycleId = this.requireCycle().id;
-    await this.prefetch;
+    const cycleId = this.cycle.require().id;
+    await this.cycle.settled();
     await this.ensureInCycle(items.map((i) => i.key));
     const result: PublishResult = { done: [], failed: [] };
     const bulk = new Map<number, Array<{ item: PlanItem; e: ZephyrExecution }>>();
@@ -126,7 +120,7 @@ export class ZephyrTarget implements Target {
   }
 
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
-    const c = await this.client.getCycle(this.requireCycle().id, this.cfg.projectId, this.cfg.versionId, true);
+    const c = await this.client.getCycle(this.cycle.require().id, this.cfg.projectId, this.cfg.versionId, true);
     const expected = new Map<number, number>();
     for (const item of sent) {
       const s = this.executions.get(item.key)?.statusId ?? Number(item.status);
@@ -152,7 +146,7 @@ export class ZephyrTarget implements Target {
       return 'credentials and request signing (qsh round-trip) accepted';
     });
     if (!signed) return lines;
-    const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses);
+    const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses, false);
     for (const w of warnings) lines.push({ ok: false, text: w });
     if (!warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(byOutcome).map(([o, id]) => `${o} → ${this.statusName(id)}`).join(', ')}` });
     let cycles: ZephyrCycle[] = [];
@@ -171,25 +165,20 @@ export class ZephyrTarget implements Target {
     return lines;
   }
 
-  statusName(status: number | string): string {
-    return [...this.statuses, ...BUILT_IN_STATUSES].find((s) => s.id === Number(status))?.name ?? String(status);
-  }
-
   calls(): number {
     return this.lane.stats.calls;
   }
 
-  async close(): Promise<void> {
-    await this.prefetch;
+  close(): Promise<void> {
+    return this.cycle.settled();
   }
 
-  private requireCycle(): ContainerInfo {
-    if (!this.cycle) throw new Error('Zephyr cycle is not ready (the preflight failed)');
-    return this.cycle;
+  private statusName(status: number | string): string {
+    return [...this.statuses, ...BUILT_IN_STATUSES].find((s) => s.id === Number(status))?.name ?? String(status);
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
-  private async findOrCreateCycle(name: string, ctx: BeginContext): Promise<ContainerInfo> {
+  private async findOrCreateCycle(name: string, followerWaitMs: number | undefined): Promise<ContainerInfo> {
     const { projectId, versionId } = this.cfg;
     const { value, reused } = await findOrCreate<ZephyrCycle>({
       lane: this.lane,
@@ -200,14 +189,14 @@ export class ZephyrTarget implements Target {
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
       discard: async (c) => void (await this.client.deleteCycle(String(c.id), projectId, versionId)),
-      followerWaitMs: ctx.followerWaitMs,
+      followerWaitMs,
     });
     return { id: String(value.id), name, reused };
   }
 
   /** Adds missing keys (≤ 100 per job), waits for the jobs, then re-reads the cycle's executions. */
   private async ensureInCycle(keys: readonly string[]): Promise<void> {
-    const cycleId = this.requireCycle().id;
+    const cycleId = this.cycle.require().id;
     const missing = [...new Set(keys)].filter((k) => !this.executions.has(k));
     if (!missing.length) return;
     const { projectId, versionId } = this.cfg;
@@ -229,7 +218,7 @@ export class ZephyrTarget implements Target {
 
   /** Reads every execution of the cycle, 50 per page, pages in parallel after the first. */
   private async readExecutions(): Promise<void> {
-    const cycleId = this.requireCycle().id;
+    const cycleId = this.cycle.require().id;
     const { projectId, versionId } = this.cfg;
     const first = await this.client.executionsPage(cycleId, projectId, versionId, 0);
     const pages = [first];

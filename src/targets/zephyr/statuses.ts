@@ -1,4 +1,4 @@
-import type { StatusMapOption } from '../../config';
+import type { StatusMapOption } from '../../kit/config-fields';
 import type { Outcome } from '../../model';
 import type { ZephyrStatus } from './client';
 
@@ -29,8 +29,10 @@ export const BUILT_IN_STATUSES: ReadonlyArray<{ id: number; name: string }> = [
 /**
  * Resolves the user's statusMap (ids or names, tenant custom statuses included) against the
  * statuses the service returned. Unknown entries fall back to the default row, with a warning.
+ * `offline` (dry run, built-in statuses only): an unknown entry may be a tenant status, so it is
+ * reported as such rather than as an error.
  */
-export function resolveStatusMap(map: StatusMapOption, statuses: readonly ZephyrStatus[]): { byOutcome: Record<Outcome, number>; warnings: string[] } {
+export function resolveStatusMap(map: StatusMapOption, statuses: readonly ZephyrStatus[], offline = false): { byOutcome: Record<Outcome, number>; warnings: string[] } {
   const warnings: string[] = [];
   const byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
   if (map.failed !== undefined && map.timedOut === undefined) map = { ...map, timedOut: map.failed };
@@ -40,6 +42,7 @@ export function resolveStatusMap(map: StatusMapOption, statuses: readonly Zephyr
     const byName = statuses.find((s) => s.name.trim().toLowerCase() === String(ref).trim().toLowerCase());
     const found = typeof ref === 'number' ? byId : (byName ?? byId);
     if (found) byOutcome[outcome] = found.id;
+    else if (offline) warnings.push(`zephyr.statusMap.${outcome}: ${JSON.stringify(ref)} is not a built-in status; a dry run cannot ask the tenant, so it shows ${DEFAULT_ZEPHYR_STATUS[outcome]}`);
     else warnings.push(`zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); using ${DEFAULT_ZEPHYR_STATUS[outcome]}`);
   }
   return { byOutcome, warnings };

@@ -1,18 +1,26 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { JournalTargetMeta } from '../kit/target';
 import type { TargetId, TestRecord } from '../model';
 
-/** Non-secret settings a replay needs to land in the same place (credentials come from env/options). */
-export interface JournalTargetMeta {
+/** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
+interface V1Meta {
   projectId: number;
   versionId?: number;
   containerName: string;
   containerId?: string;
 }
 
+/** How a journal's version-1 lines are read: which record field held each target's keys. */
+export interface LegacyKeys {
+  readonly id: string;
+  readonly legacyKeysField?: string;
+}
+
 type Line =
-  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Partial<Record<TargetId, JournalTargetMeta>> }
+  | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
+  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Record<TargetId, V1Meta> }
   | { t: 'test'; rec: TestRecord }
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: Array<[string, number | string]> }
@@ -22,7 +30,7 @@ type Line =
 export interface Journal {
   file: string;
   runId: string;
-  targets: Partial<Record<TargetId, JournalTargetMeta>>;
+  targets: Record<TargetId, JournalTargetMeta>;
   records: TestRecord[];
   done: Map<TargetId, Map<string, number | string>>;
   complete: Set<TargetId>;
@@ -41,11 +49,11 @@ export class Outbox {
 
   constructor(
     readonly dir: string,
-    private readonly meta: Partial<Record<TargetId, JournalTargetMeta>>,
+    private readonly meta: Record<TargetId, JournalTargetMeta>,
     file?: string,
   ) {
     this.file = file ?? path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
-    this.targets = new Set(Object.keys(meta) as TargetId[]);
+    this.targets = new Set(Object.keys(meta));
     // An existing journal (replay) is appended to, not re-headed.
     this.opened = file !== undefined && fs.existsSync(file);
   }
@@ -54,7 +62,7 @@ export class Outbox {
     if (!lines.length) return;
     if (!this.opened) {
       fs.mkdirSync(this.dir, { recursive: true });
-      const head: Line = { t: 'meta', v: 1, runId: path.basename(this.file, '.jsonl'), createdAt: new Date().toISOString(), targets: this.meta };
+      const head: Line = { t: 'meta', v: 2, runId: path.basename(this.file, '.jsonl'), createdAt: new Date().toISOString(), targets: this.meta };
       fs.appendFileSync(this.file, `${JSON.stringify(head)}\n`);
       this.opened = true;
     }
@@ -89,16 +97,17 @@ export class Outbox {
   }
 
   /** Reads every journal in a directory (oldest first). Unreadable lines are skipped, not fatal. */
-  static load(dir: string): Journal[] {
+  static load(dir: string, legacy: readonly LegacyKeys[]): Journal[] {
     if (!fs.existsSync(dir)) return [];
     return fs
       .readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
       .sort()
-      .map((f) => Outbox.parse(path.join(dir, f)));
+      .map((f) => Outbox.parse(path.join(dir, f), legacy));
   }
 
-  static parse(file: string): Journal {
+  /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
+  static parse(file: string, legacy: readonly LegacyKeys[]): Journal {
     const journal: Journal = { file, runId: path.basename(file, '.jsonl'), targets: {}, records: [], done: new Map(), complete: new Set() };
     const byTest = new Map<string, TestRecord>();
     for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
@@ -109,8 +118,8 @@ export class Outbox {
       } catch {
         continue; // a line cut short by a killed process
       }
-      if (line.t === 'meta') Object.assign(journal, { runId: line.runId, targets: line.targets });
-      else if (line.t === 'test') byTest.set(line.rec.testId, line.rec);
+      if (line.t === 'meta') Object.assign(journal, { runId: line.runId, targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets });
+      else if (line.t === 'test') byTest.set(line.rec.testId, line.rec.keys ? line.rec : fromV1Record(line.rec, legacy));
       else if (line.t === 'container') {
         const meta = journal.targets[line.target];
         if (meta) meta.containerId = line.id;
@@ -123,4 +132,27 @@ export class Outbox {
     journal.records = [...byTest.values()];
     return journal;
   }
+}
+
+function fromV1Meta(targets: Record<string, V1Meta>): Record<string, JournalTargetMeta> {
+  const out: Record<string, JournalTargetMeta> = {};
+  for (const [id, m] of Object.entries(targets)) {
+    const settings: Record<string, unknown> = {};
+    // v1 wrote projectId 0 for a target whose settings were invalid: nothing to carry over then.
+    if (m.projectId) settings.projectId = m.projectId;
+    if (m.projectId && m.versionId !== undefined) settings.versionId = m.versionId;
+    out[id] = { settings, containerName: m.containerName, containerId: m.containerId };
+  }
+  return out;
+}
+
+function fromV1Record(rec: TestRecord, legacy: readonly LegacyKeys[]): TestRecord {
+  const old = rec as unknown as Record<string, unknown>;
+  const keys: Record<string, string[]> = {};
+  for (const t of legacy) {
+    const v = t.legacyKeysField ? old[t.legacyKeysField] : undefined;
+    if (Array.isArray(v) && v.length) keys[t.id] = v.map(String);
+  }
+  const { testId, title, outcome, error, attempts } = rec;
+  return { testId, title, keys, outcome, error, attempts };
 }

@@ -1,7 +1,9 @@
 /**
  * Small typed readers for "option, else env var, else default" with one-line problems that name
- * both the option key and the env var. Used only by config.ts.
+ * both the option key and the env var. Used by config.ts and by each target's config reader.
  */
+
+import { OUTCOMES, type Outcome } from '../model';
 
 export type Env = Record<string, string | undefined>;
 
@@ -109,4 +111,32 @@ function levenshtein(a: string, b: string): number {
     }
   }
   return d[a.length][b.length];
+}
+
+/** Playwright outcome -> service status, by id or by name. `timedOut` defaults to the `failed` row. */
+export type StatusMapOption = Partial<Record<Outcome, number | string>>;
+
+/** Reads a `statusMap` option: known outcomes only, each mapped to a status id or a non-empty name. */
+export function readStatusMap(p: Problems, v: unknown, name: string): StatusMapOption {
+  if (v === undefined || v === null) return {};
+  if (!isPlainObject(v)) {
+    p.add(name, undefined, `expected an object such as { failed: 'FAIL' }`);
+    return {};
+  }
+  const out: StatusMapOption = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (!(OUTCOMES as readonly string[]).includes(k)) {
+      p.add(`${name}.${k}`, undefined, `unknown outcome; use one of ${OUTCOMES.join(', ')}`);
+    } else if ((typeof val === 'number' && Number.isInteger(val)) || (typeof val === 'string' && val.trim() !== '')) {
+      out[k as Outcome] = typeof val === 'string' ? val.trim() : val;
+    } else {
+      p.add(`${name}.${k}`, undefined, `expected a status id or name, got ${JSON.stringify(val)}`);
+    }
+  }
+  return out;
+}
+
+/** The option values as given (ignoring type problems), for secrets that must be redacted regardless. */
+export function rawStrings(values: unknown[]): string[] {
+  return values.filter((v): v is string => typeof v === 'string');
 }

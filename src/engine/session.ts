@@ -1,7 +1,7 @@
-import type { PlanItem, TargetSummary, TestRecord } from '../model';
-import { classify } from './classify';
+import { classify } from '../kit/classify';
+import type { ContainerInfo, StatusTable, Target, TargetDefinition } from '../kit/target';
+import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import type { Outbox } from './outbox';
-import type { BeginContext, ContainerInfo, Target } from './target';
 
 export interface SessionLog {
   info(line: string): void;
@@ -13,42 +13,53 @@ export interface SessionLog {
  * summary lines: nothing here throws, and one target failing never touches another.
  */
 export class TargetSession {
-  private begun?: Promise<ContainerInfo>;
+  private begun?: Promise<{ container: ContainerInfo; statuses: StatusTable }>;
   private beginError?: unknown;
   private readonly started = Date.now();
+  private warnings: string[] = [];
 
   constructor(
+    readonly definition: TargetDefinition,
     readonly target: Target,
     private readonly outbox: Outbox | undefined,
     private readonly log: SessionLog,
     /** Items already confirmed by an earlier attempt (replay): key -> status. */
     private readonly alreadyDone: ReadonlyMap<string, number | string> = new Map(),
-    private readonly recordedContainerId?: string,
   ) {}
 
+  get id(): string {
+    return this.definition.id;
+  }
+
   /** Starts the preflight and the container (not awaited by Playwright: keep the promise). */
-  start(knownKeys: readonly string[], ctx: BeginContext = {}): void {
-    this.begun = this.begin(knownKeys, ctx);
+  start(knownKeys: readonly string[], followerWaitMs = 0): void {
+    this.begun = this.begin(knownKeys, followerWaitMs);
     // Report a bad preflight as soon as it is known, not only at the end of the run.
     this.begun.catch((error: unknown) => {
       this.beginError = error;
-      this.log.error(`${this.target.label}: ${(error as Error).message}`);
+      this.log.error(`${this.definition.label}: ${(error as Error).message}`);
     });
   }
 
-  private async begin(knownKeys: readonly string[], ctx: BeginContext = {}): Promise<ContainerInfo> {
-    const container = await this.target.begin(knownKeys, this.recordedContainerId, ctx);
-    this.outbox?.container(this.target.id, container.id, container.name);
-    for (const w of this.target.warnings) this.log.error(w);
-    return container;
+  /** Statuses first (an explicit step), then the container. */
+  private async begin(knownKeys: readonly string[], followerWaitMs = 0): Promise<{ container: ContainerInfo; statuses: StatusTable }> {
+    const statuses = await this.target.resolveStatuses('service');
+    if (!this.warnings.length) {
+      this.warnings = statuses.warnings;
+      for (const w of statuses.warnings) this.log.error(w);
+    }
+    const container = await this.target.begin({ knownKeys, followerWaitMs });
+    this.outbox?.container(this.id, container.id, container.name);
+    return { container, statuses };
   }
 
   /** Publishes the final records; resolves with this target's summary. */
   async finish(records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
     const t = this.target;
-    const mapped = records.filter((r) => t.keysOf(r).length > 0);
+    const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
     const summary: TargetSummary = {
-      target: t.id,
+      target: this.id,
+      label: this.definition.label,
       enabled: true,
       published: 0,
       countsByStatus: {},
@@ -59,43 +70,44 @@ export class TargetSession {
       calls: 0,
       durationMs: 0,
     };
-    const keyCount = new Set(mapped.flatMap((r) => t.keysOf(r))).size;
-    let container: ContainerInfo | undefined;
+    const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
+    let begun: { container: ContainerInfo; statuses: StatusTable } | undefined;
     try {
-      container = await (this.begun ?? this.begin(mapped.flatMap((r) => t.keysOf(r))));
+      begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
     } catch (error) {
       // The service may have come back since onBegin (outage at start): one more try before giving up.
       if (classify(error).kind === 'transient' || classify(error).kind === 'rate-limited') {
         try {
-          container = await this.begin([]);
-          this.log.info(`${t.label}: reachable again; publishing`);
+          begun = await this.begin([]);
+          this.log.info(`${this.definition.label}: reachable again; publishing`);
         } catch (again) {
           this.beginError = again;
         }
       }
-      if (!container) summary.errors.push(((this.beginError ?? error) as Error)?.message ?? String(error));
+      if (!begun) summary.errors.push(((this.beginError ?? error) as Error)?.message ?? String(error));
     }
-    if (container) {
-      summary.container = { kind: t.containerKind, id: container.id, name: container.name, reused: container.reused };
-      await this.publishPlan(records, mapped.length, summary);
+    if (begun) {
+      const { container, statuses } = begun;
+      summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
+      await this.publishPlan(records, mapped.length, statuses, summary);
     } else {
       summary.unsent = keyCount;
     }
-    summary.warnings = t.warnings.length ? [...t.warnings] : undefined;
+    summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
     summary.calls = t.calls();
     summary.durationMs = Date.now() - this.started;
     return summary;
   }
 
-  private async publishPlan(records: readonly TestRecord[], mappedCount: number, summary: TargetSummary): Promise<void> {
+  private async publishPlan(records: readonly TestRecord[], mappedCount: number, statuses: StatusTable, summary: TargetSummary): Promise<void> {
     const t = this.target;
-    const plan = t.plan(records);
+    const plan = t.plan(records, statuses);
     const pending = plan.filter((item) => this.alreadyDone.get(String(item.key)) !== item.status);
     let sent: PlanItem[] = plan.filter((item) => !pending.includes(item));
     if (mappedCount > 0 && pending.length > 0) {
       try {
         const result = await t.publish(pending);
-        this.outbox?.done(t.id, result.done.map((i) => [String(i.key), i.status]));
+        this.outbox?.done(this.id, result.done.map((i) => [String(i.key), i.status]));
         sent = sent.concat(result.done);
         summary.unsent = result.failed.length;
         const reasons = new Map<string, string[]>();
@@ -106,10 +118,10 @@ export class TargetSession {
         summary.errors.push((error as Error).message);
       }
     }
-    if (summary.unsent === 0) this.outbox?.complete(t.id);
+    if (summary.unsent === 0) this.outbox?.complete(this.id);
     summary.published = sent.length;
     for (const item of sent) {
-      const name = t.statusName(item.status);
+      const name = statuses.name(item.status);
       summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
     }
     if (sent.length > 0) {

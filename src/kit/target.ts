@@ -1,0 +1,158 @@
+/**
+ * What a service is, to the rest of the package: a definition (config, keys, journal meta, factory) and
+ * the Target it creates (a few methods the engine drives). A service is one folder under src/targets/
+ * that exports one TargetDefinition, plus one line in the registry.
+ */
+import type { HttpSend } from '../http/client';
+import type { KeySource, TestLike } from '../mapping';
+import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../model';
+import type { Env, Problems } from './config-fields';
+import type { LaneOptions } from './lane';
+
+export interface ContainerInfo {
+  id: string;
+  name: string;
+  reused: boolean;
+}
+
+export interface PublishResult {
+  /** Items the service confirmed (journaled as done). */
+  done: PlanItem[];
+  /** Items that could not be published, with the reason (kept in the outbox). */
+  failed: Array<{ item: PlanItem; reason: string }>;
+}
+
+export interface BeginOptions {
+  /** Keys known before the tests run: a target may register them while the tests run. */
+  knownKeys: readonly string[];
+  /** A CI shard that is not shard 1 waits this long for shard 1's container before creating one. */
+  followerWaitMs?: number;
+}
+
+/** Outcome -> status of one target, resolved once (explicit step, so dry run can use it too). */
+export interface StatusTable {
+  byOutcome: Record<Outcome, number | string>;
+  /** Display name of a status (summary, dry run). */
+  name(status: number | string): string;
+  /** Settings resolved with a fallback (e.g. an unknown status name), one line each. */
+  warnings: string[];
+}
+
+/** One line of `check`. */
+export interface CheckLine {
+  ok: boolean;
+  text: string;
+}
+
+/** Runs one read-only check and records its line; false when it failed (later checks may depend on it). */
+export async function checkStep(lines: CheckLine[], fn: () => Promise<string>): Promise<boolean> {
+  try {
+    lines.push({ ok: true, text: await fn() });
+    return true;
+  } catch (error) {
+    lines.push({ ok: false, text: (error as Error).message });
+    return false;
+  }
+}
+
+/**
+ * What the engine needs from a service. Implementations never decide failure policy or touch the
+ * outbox; the session does. Order: resolveStatuses, begin, then publish / verify any number of times.
+ */
+export interface Target {
+  readonly id: string;
+  /**
+   * Outcome -> status. `offline` answers without asking the service (dry run): names that only the
+   * service could resolve are shown as given, with a warning.
+   */
+  resolveStatuses(mode: 'offline' | 'service'): Promise<StatusTable>;
+  /** Preflight (credentials, ids) and the container (create / reuse). */
+  begin(options: BeginOptions): Promise<ContainerInfo>;
+  /** Pure mapping of records to one item per key. */
+  plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[];
+  /** Sends the items; safe to call again with the same items (absolute statuses, no duplicates). */
+  publish(items: readonly PlanItem[]): Promise<PublishResult>;
+  /** Reads the container back and compares it with what was sent. */
+  verify(sent: readonly PlanItem[]): Promise<VerifyReport>;
+  /** Read-only verification of the settings against the service (the `check` command). */
+  check(): Promise<CheckLine[]>;
+  /** Requests made so far. */
+  calls(): number;
+  /** Waits for background work (prefetch) to settle. */
+  close(): Promise<void>;
+}
+
+/** What a definition's factory is given besides its config. */
+export interface TargetDeps {
+  send: HttpSend;
+  /** Every secret of the config, redacted from the service's answers before they reach a message. */
+  secrets: readonly string[];
+  lane?: Partial<LaneOptions>;
+  onRetry?: LaneOptions['onRetry'];
+  /** Replay: an earlier process may have sent something without journaling it; check before sending. */
+  replay?: boolean;
+  /** Per-target knobs for tests and benchmarks, by target id (e.g. faster job polling). */
+  tuning?: Record<string, unknown>;
+}
+
+/** Where results go when it is decided outside the options: replay's journal, the CLI's `--name`. */
+export interface ContainerChoice {
+  /** An existing container; `null` ignores a configured one (create by name). */
+  id?: string | null;
+  name?: string;
+}
+
+/** What a target's config reader is given. Problems are one line each, naming the option and the env var. */
+export interface ConfigInput {
+  /** This target's options object (`{ <optionsKey>: { … } }` -> the inner object). */
+  options: Record<string, unknown>;
+  env: Env;
+  problems: Problems;
+  /** Default container name (the same for every shard of one CI build). */
+  runName: string;
+  container?: ContainerChoice;
+}
+
+/** Non-secret settings a replay needs to land in the same place (credentials come from env/options). */
+export interface JournalTargetMeta {
+  /** Option values (by option key) that decide where results go, e.g. `projectId`. */
+  settings: Record<string, unknown>;
+  containerName: string;
+  containerId?: string;
+}
+
+/** Everything the package knows of one service. `C` is its resolved (read-only) config. */
+export interface TargetDefinition<C = unknown> extends KeySource {
+  /** Stable id: summary JSON key, journal key. */
+  readonly id: string;
+  /** Display name, e.g. in the summary line. */
+  readonly label: string;
+  readonly containerKind: string;
+  /** Key of its options object in the reporter options. */
+  readonly optionsKey: string;
+  /** Prefix of its env vars (`<PREFIX>_ACCESS_KEY`, …). */
+  readonly envPrefix: string;
+  /** The env vars that switch it on, for the "no target enabled" line. */
+  readonly enableHint: string;
+  /** The command that creates its container (`cycle` -> `npx playwright-tms-reporter cycle create`). */
+  readonly command: string;
+  /** Every key of its options object (others are reported as unknown, with a did-you-mean). */
+  readonly optionKeys: readonly string[];
+  /** Its resolved config, or undefined when its credentials are absent (not enabled). */
+  readConfig(input: ConfigInput): Readonly<C> | undefined;
+  /** Secret values as given (even when the config is invalid), to redact everywhere. */
+  secrets(options: Record<string, unknown>, env: Env): string[];
+  /** Keys a Playwright test maps to in this service (empty = not mapped). */
+  keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+  /** Field that held this target's keys in version-1 journals. */
+  readonly legacyKeysField?: string;
+  /** What the journal keeps so that replay lands in the same place. */
+  journalMeta(config: Readonly<C>): JournalTargetMeta;
+  create(config: Readonly<C>, deps: TargetDeps): Target;
+}
+
+/** A definition with its resolved config: what the engine is handed. */
+export interface ResolvedTarget<C = unknown> {
+  definition: TargetDefinition<C>;
+  config: Readonly<C>;
+}

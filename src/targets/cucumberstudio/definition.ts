@@ -1,0 +1,32 @@
+import { RequestLane } from '../../kit/lane';
+import type { TargetDefinition } from '../../kit/target';
+import { annotationValues, tagValues, unique } from '../../mapping';
+import { CucumberStudioClient } from './client';
+import { OPTION_KEYS, cucumberStudioSecrets, readCucumberStudioConfig, type CucumberStudioConfig } from './config';
+import { CucumberStudioTarget, type CsTargetOptions } from './publisher';
+
+const SCENARIO_TAG = /^@cs-(\d+)$/i;
+
+/** CucumberStudio: scenarios by id (`@cs-123` or a `cucumberstudio` annotation) in a test run. */
+export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
+  id: 'cucumberstudio',
+  label: 'CucumberStudio',
+  containerKind: 'test run',
+  optionsKey: 'cucumberstudio',
+  envPrefix: 'CUCUMBERSTUDIO',
+  enableHint: 'CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN',
+  command: 'test-run',
+  legacyKeysField: 'scenarioIds',
+  optionKeys: OPTION_KEYS,
+  readConfig: readCucumberStudioConfig,
+  secrets: cucumberStudioSecrets,
+  // Ids are kept as their decimal text: every key is a string to the engine and the journal.
+  keysOf: (test) => unique([...annotationValues(test, 'cucumberstudio').filter((s) => /^\d+$/.test(s)), ...tagValues(test, SCENARIO_TAG)].map((s) => String(Number(s)))),
+  journalMeta: (c) => ({ settings: { projectId: c.projectId }, containerName: c.testRunName, containerId: c.testRunId === undefined ? undefined : String(c.testRunId) }),
+  create(config, deps) {
+    const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 8, rateLimit: config.rateLimit, onRetry: deps.onRetry, ...deps.lane });
+    const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
+    const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
+    return new CucumberStudioTarget(config, client, lane, { ...tuning, replay: deps.replay ?? tuning.replay });
+  },
+};

@@ -1,0 +1,38 @@
+import { RequestLane } from '../../kit/lane';
+import type { TargetDefinition } from '../../kit/target';
+import { annotationValues, tagValues, unique } from '../../mapping';
+import { ZephyrClient } from './client';
+import { OPTION_KEYS, readZephyrConfig, zephyrSecrets, type ZephyrConfig } from './config';
+import type { JobWaitOptions } from './jobs';
+import { ZephyrTarget } from './publisher';
+
+const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
+const JIRA_KEY_TAG = /^@([A-Z][A-Z0-9_]*-\d+)$/;
+
+/** Zephyr Squad Cloud: Jira test issues by key (`@PROJ-1` or a `zephyr` annotation) in a test cycle. */
+export const zephyr: TargetDefinition<ZephyrConfig> = {
+  id: 'zephyr',
+  label: 'Zephyr Squad',
+  containerKind: 'cycle',
+  optionsKey: 'zephyr',
+  envPrefix: 'ZEPHYR',
+  enableHint: 'ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY',
+  command: 'cycle',
+  legacyKeysField: 'zephyrKeys',
+  optionKeys: OPTION_KEYS,
+  readConfig: readZephyrConfig,
+  secrets: zephyrSecrets,
+  keysOf: (test) =>
+    unique([
+      ...annotationValues(test, 'zephyr')
+        .map((k) => k.toUpperCase())
+        .filter((k) => JIRA_KEY.test(k)),
+      ...tagValues(test, JIRA_KEY_TAG),
+    ]),
+  journalMeta: (c) => ({ settings: { projectId: c.projectId, versionId: c.versionId }, containerName: c.cycleName, containerId: c.cycleId }),
+  create(config, deps) {
+    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: config.rateLimit, onRetry: deps.onRetry, ...deps.lane });
+    const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
+    return new ZephyrTarget(config, client, lane, deps.tuning?.zephyr as JobWaitOptions | undefined);
+  },
+};
