@@ -4,7 +4,7 @@
  * thrown. What each service reads is its definition's business; this file only iterates them.
  */
 import * as path from 'node:path';
-import { checkUnknownKeys, isPlainObject, Problems, readBool, readString, type Env } from './kit/config-fields';
+import { checkUnknownKeys, isPlainObject, Problems, readBool, readInt, readString, type Env } from './kit/config-fields';
 import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
 import { GENERAL_OPTION_KEYS } from './options';
 import { defaultRunName } from './run-name';
@@ -21,6 +21,8 @@ export interface ResolvedConfig {
   readonly failOnPublishError: boolean;
   readonly dryRun: boolean;
   readonly debug: boolean;
+  /** How long (ms) the end of the run may take at most. */
+  readonly publishTimeoutMs: number;
   /** One line per problem, each naming the option and the env var. */
   readonly problems: readonly string[];
   /** Secret values to redact from anything printed or written. */
@@ -87,6 +89,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     failOnPublishError: readBool(p, opts.failOnPublishError, env, 'failOnPublishError', 'PW_TMS_FAIL_ON_ERROR', false),
     dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false),
     debug: readBool(p, opts.debug, env, 'debug', 'PW_TMS_DEBUG', false),
+    publishTimeoutMs: (readInt(p, opts.publishTimeout, env, 'publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT', 1) ?? 600) * 1000,
     problems: Object.freeze(p.lines),
     secrets: Object.freeze(secrets.filter((s) => s.length >= 4)),
   });

@@ -10,6 +10,11 @@ export interface GeneralOptions {
   summaryFile?: string;
   /** Log every request (secrets redacted). Env `PW_TMS_DEBUG`. */
   debug?: boolean;
+  /**
+   * The longest (seconds) the reporter keeps Playwright waiting after the last test; what is not sent
+   * by then stays in the outbox for `replay`. Default 600. Env `PW_TMS_PUBLISH_TIMEOUT`.
+   */
+  publishTimeout?: number | string;
 }
 
-export const GENERAL_OPTION_KEYS = ['outboxDir', 'failOnPublishError', 'dryRun', 'summaryFile', 'debug'] as const;
+export const GENERAL_OPTION_KEYS = ['outboxDir', 'failOnPublishError', 'dryRun', 'summaryFile', 'debug', 'publishTimeout'] as const;

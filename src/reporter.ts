@@ -52,8 +52,8 @@ export default class TmsReporter implements Reporter {
         this.printer.info('this run has no tests; nothing to publish');
         return;
       }
-      this.run = new PublishRun(c, { printer: this.printer });
-      this.run.start(tests.map((t) => ({ keys: keysByTarget(t, this.definitions) })), config.shard);
+      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard });
+      this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.definitions) })));
     });
   }
 
@@ -61,7 +61,7 @@ export default class TmsReporter implements Reporter {
     this.guard('onTestEnd', () => {
       if (!this.run || !isFinalAttempt(test, result)) return;
       const record = recordOf(test, this.definitions);
-      if (record) this.run.journal([record]);
+      if (record) this.run.record(record);
     });
   }
 

@@ -18,12 +18,15 @@ export interface LegacyKeys {
   readonly legacyKeysField?: string;
 }
 
+/** A confirmed item: key, status, and (since v2) the fingerprint of status + comment. */
+export type DoneItem = [key: string, status: number | string, fingerprint?: string];
+
 type Line =
   | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
   | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Record<TargetId, V1Meta> }
   | { t: 'test'; rec: TestRecord }
   | { t: 'container'; target: TargetId; id: string; name: string }
-  | { t: 'done'; target: TargetId; items: Array<[string, number | string]> }
+  | { t: 'done'; target: TargetId; items: DoneItem[] }
   | { t: 'complete'; target: TargetId };
 
 /** A journal as read back from disk (by replay). */
@@ -77,7 +80,7 @@ export class Outbox {
     this.write([{ t: 'container', target, id, name }]);
   }
 
-  done(target: TargetId, items: Array<[string, number | string]>): void {
+  done(target: TargetId, items: DoneItem[]): void {
     if (items.length) this.write([{ t: 'done', target, items }]);
   }
 
@@ -125,7 +128,8 @@ export class Outbox {
         if (meta) meta.containerId = line.id;
       } else if (line.t === 'done') {
         const m = journal.done.get(line.target) ?? new Map<string, number | string>();
-        for (const [key, status] of line.items) m.set(key, status);
+        // The fingerprint when there is one; journals before it recorded the status only.
+        for (const [key, status, print] of line.items) m.set(key, print ?? status);
         journal.done.set(line.target, m);
       } else if (line.t === 'complete') journal.complete.add(line.target);
     }

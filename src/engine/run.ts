@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
+import { Deadline } from '../kit/deadline';
 import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
 import type { Printer } from '../output';
@@ -15,7 +16,22 @@ export interface PublishRunOptions {
   journal?: Journal;
   /** Test and benchmark knobs; `send` replaces the HTTP client. */
   deps?: Partial<TargetDeps>;
+  /** This process's CI shard (live shards share the services' limits and the container). */
+  shard?: { current: number; total: number } | null;
+  /** Progress line cadence at the end of the run (ms); tests shorten it. */
+  progressEveryMs?: number;
 }
+
+/** Waits for `work`, or `ms` at most (no bound when `ms` is not finite). */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  if (!Number.isFinite(ms)) return void (await work);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** The end of a run prints progress only when it lasts longer than this. */
+const QUIET_END_MS = 5_000;
 
 /**
  * One publish of one Playwright run (or of one journal, on replay): owns the HTTP pool, the outbox and
@@ -28,6 +44,7 @@ export class PublishRun {
   private readonly http: ReturnType<typeof createHttp>;
   private readonly startedAt = new Date();
   private readonly journaled = new Map<string, string>();
+  private readonly deadline = new Deadline();
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -36,7 +53,7 @@ export class PublishRun {
     this.http = createHttp({
       onExchange: (e) => o.printer.debug(`${e.service} ${e.method} ${e.path} -> ${e.status} (${Math.round(e.durationMs)} ms)`),
     });
-    const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, ...o.deps };
+    const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, deadline: this.deadline, processes: o.shard?.total ?? 1, ...o.deps };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file);
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
@@ -55,10 +72,17 @@ export class PublishRun {
    * Preflight + container for every target, in the background. With live shards, shard 1 creates the
    * cycle / run and the others first wait for it, so that simultaneous shards do not race to create.
    */
-  start(records: readonly Pick<TestRecord, 'keys'>[], shard?: { current: number; total: number } | null): void {
+  start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[]): void {
     if (this.config.dryRun) return;
+    const shard = this.o.shard;
     const followerWaitMs = shard && shard.total > 1 && shard.current > 1 ? FOLLOWER_WAIT_MS : 0;
-    for (const s of this.sessions) s.start([...new Set(records.flatMap((r) => keysOf(r, s.id)))], followerWaitMs);
+    for (const s of this.sessions) s.start(tests, followerWaitMs);
+  }
+
+  /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
+  record(record: TestRecord): void {
+    this.journal([record]);
+    for (const s of this.sessions) s.offer(record);
   }
 
   /** Journals records (synchronously) unless identical ones were journaled already. */
@@ -81,7 +105,7 @@ export class PublishRun {
       for (const s of this.sessions) targets[s.id] = await this.dryRun(s, records, notRun);
     } else {
       this.journal(records);
-      const done = await Promise.all(this.sessions.map((s) => s.finish(records, notRun)));
+      const done = await this.finishWithin(records, notRun);
       const left = this.outbox?.finalize();
       for (const s of done) {
         if (left && s.unsent) s.outbox = left;
@@ -92,9 +116,50 @@ export class PublishRun {
         targets[d.id] = { target: d.id, label: d.label, enabled: false, published: 0, countsByStatus: {}, unmapped: 0, notRun, errors: ['settings invalid (see above)'], unsent, outbox: left, calls: 0, durationMs: 0 };
       }
     }
-    await Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined)));
-    await this.http.close().catch(() => undefined);
+    // After publishTimeout, nothing more is awaited: background work is abandoned (its results are in the outbox).
+    const settle = Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined))).then(() => this.http.close().catch(() => undefined));
+    await within(settle, Math.max(1_000, this.deadline.remaining()));
     return { version: 1, startedAt: this.startedAt.toISOString(), finishedAt: new Date().toISOString(), targets };
+  }
+
+  /**
+   * Every session's end, bounded by publishTimeout: waits past it fail at once (the lanes share the
+   * deadline), and whatever still runs then is abandoned to the outbox. While the end takes longer than
+   * a few seconds, a progress line every 10 s says how far it is, so a CI log never looks hung.
+   */
+  private async finishWithin(records: readonly TestRecord[], notRun: number): Promise<TargetSummary[]> {
+    const limitMs = this.config.publishTimeoutMs;
+    this.deadline.startIn(limitMs);
+    const started = Date.now();
+    const every = this.o.progressEveryMs ?? 10_000;
+    const before = this.sessions.map((s) => s.progress().sent);
+    const progress = setInterval(() => this.printProgress(started, before), every);
+    progress.unref?.();
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), limitMs)));
+    try {
+      const settled = this.sessions.map((s) => s.finish(records, notRun));
+      const outcome = await Promise.race([Promise.all(settled), cut]);
+      if (outcome !== 'cut') return outcome;
+      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; the rest is kept in the outbox: run \`npx playwright-tms-reporter replay\``;
+      return this.sessions.map((s) => s.cutShort(records, notRun, reason));
+    } finally {
+      clearInterval(progress);
+      clearTimeout(timer);
+    }
+  }
+
+  /** `before`: what each session had sent when the end began (the rate counts the end only). */
+  private printProgress(started: number, before: readonly number[]): void {
+    const elapsed = Date.now() - started;
+    if (elapsed < QUIET_END_MS) return;
+    const parts = this.sessions.map((s, i) => {
+      const { sent, total } = s.progress();
+      const rate = (sent - before[i]) / (elapsed / 1000);
+      const left = rate > 0 ? `, about ${Math.ceil((total - sent) / rate)} s left at the current rate` : '';
+      return `${s.definition.label} ${sent}/${total} results sent${left}`;
+    });
+    this.o.printer.info(`publishing: ${parts.join('; ')}`);
   }
 
   /** Maps and prints; statuses are resolved offline, so nothing is sent. */

@@ -1,44 +1,106 @@
+import { createHash } from 'node:crypto';
 import { classify } from '../kit/classify';
 import type { ContainerInfo, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
-import type { Outbox } from './outbox';
+import type { DoneItem, Outbox } from './outbox';
+import { KeyReadiness } from './readiness';
+import { ResultStream } from './stream';
 
 export interface SessionLog {
   info(line: string): void;
   error(line: string): void;
 }
 
+/** What the service holds for a key: its status and comment (a comment change is a change too). */
+export function fingerprint(item: Pick<PlanItem, 'status' | 'comment'>): string {
+  return `${item.status}|${createHash('sha1').update(item.comment).digest('base64').slice(0, 12)}`;
+}
+
 /**
- * Drives one target through begin -> publish -> verify with the outbox, and turns every failure into
- * summary lines: nothing here throws, and one target failing never touches another.
+ * Drives one target: begin while the tests run, stream each key's result once all its tests are
+ * final, then at the end send what is left (re-planned over every record, so late corrections win)
+ * and read back. Every failure becomes a summary line: nothing here throws, and one target failing
+ * never touches another.
  */
 export class TargetSession {
   private begun?: Promise<{ container: ContainerInfo; statuses: StatusTable }>;
   private beginError?: unknown;
   private readonly started = Date.now();
   private warnings: string[] = [];
+  private readonly readiness: KeyReadiness;
+  /** key -> fingerprint the service confirmed (streamed, sent at the end, or journaled by an earlier run). */
+  private readonly confirmed = new Map<string, string>();
+  private stream?: ResultStream;
+  private statuses?: StatusTable;
+  private endTotal = 0;
+  /** Set when the end of the run begins: from then on only finish() sends. */
+  private ending = false;
 
   constructor(
     readonly definition: TargetDefinition,
     readonly target: Target,
     private readonly outbox: Outbox | undefined,
     private readonly log: SessionLog,
-    /** Items already confirmed by an earlier attempt (replay): key -> status. */
-    private readonly alreadyDone: ReadonlyMap<string, number | string> = new Map(),
-  ) {}
+    /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
+    private readonly alreadyDone: ReadonlyMap<string, string | number> = new Map(),
+  ) {
+    this.readiness = new KeyReadiness(definition.id);
+  }
 
   get id(): string {
     return this.definition.id;
   }
 
-  /** Starts the preflight and the container (not awaited by Playwright: keep the promise). */
-  start(knownKeys: readonly string[], followerWaitMs = 0): void {
-    this.begun = this.begin(knownKeys, followerWaitMs);
-    // Report a bad preflight as soon as it is known, not only at the end of the run.
-    this.begun.catch((error: unknown) => {
-      this.beginError = error;
-      this.log.error(`${this.definition.label}: ${(error as Error).message}`);
-    });
+  /** Starts the preflight and the container (not awaited by Playwright: keep the promise); results stream once it is ready. */
+  start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[], followerWaitMs = 0): void {
+    this.readiness.expect(tests);
+    const keys = [...new Set(tests.flatMap((t) => keysOf(t, this.id)))];
+    this.begun = this.begin(keys, followerWaitMs);
+    this.begun.then(
+      ({ statuses }) => {
+        if (this.ending) return;
+        this.statuses = statuses;
+        this.stream = new ResultStream({ batching: this.target.batching, publish: (items) => this.target.publish(items), onDone: (items) => this.confirm(items) });
+        this.offerReady(this.readiness.keys());
+      },
+      // Report a bad preflight as soon as it is known, not only at the end of the run.
+      (error: unknown) => {
+        this.beginError = error;
+        this.log.error(`${this.definition.label}: ${(error as Error).message}`);
+      },
+    );
+  }
+
+  /** A test's final result: its keys that are now complete go out with the next batch. */
+  offer(record: TestRecord): void {
+    const keys = this.readiness.add(record);
+    if (keys.length && this.stream) this.offerReady(keys);
+  }
+
+  /** Results confirmed so far / results the end of the run has to account for (for progress lines). */
+  progress(): { sent: number; total: number } {
+    return { sent: Math.min(this.confirmed.size, this.endTotal), total: this.endTotal };
+  }
+
+  private offerReady(keys: Iterable<string>): void {
+    const ready = this.readiness.ready(keys);
+    if (!ready.keys.size || !this.statuses) return;
+    const items = this.target.plan(ready.records, this.statuses).filter((i) => ready.keys.has(i.key) && !this.isConfirmed(i));
+    this.stream!.enqueue(items);
+  }
+
+  private isConfirmed(item: PlanItem): boolean {
+    const mine = this.confirmed.get(item.key);
+    if (mine !== undefined) return mine === fingerprint(item);
+    const earlier = this.alreadyDone.get(item.key);
+    // Journals before fingerprints recorded the status only.
+    return earlier !== undefined && (earlier === fingerprint(item) || earlier === item.status);
+  }
+
+  private confirm(items: readonly PlanItem[]): void {
+    const done: DoneItem[] = items.map((i) => [i.key, i.status, fingerprint(i)]);
+    for (const [key, , print] of done) this.confirmed.set(key, print!);
+    this.outbox?.done(this.id, done);
   }
 
   /** Statuses first (an explicit step), then the container. */
@@ -53,24 +115,14 @@ export class TargetSession {
     return { container, statuses };
   }
 
-  /** Publishes the final records; resolves with this target's summary. */
+  /** Sends what the stream has not, then reads back; resolves with this target's summary. */
   async finish(records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
-    const t = this.target;
     const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
-    const summary: TargetSummary = {
-      target: this.id,
-      label: this.definition.label,
-      enabled: true,
-      published: 0,
-      countsByStatus: {},
-      unmapped: records.length - mapped.length,
-      notRun,
-      errors: [],
-      unsent: 0,
-      calls: 0,
-      durationMs: 0,
-    };
+    const summary: TargetSummary = { target: this.id, label: this.definition.label, enabled: true, published: 0, countsByStatus: {}, unmapped: records.length - mapped.length, notRun, errors: [], unsent: 0, calls: 0, durationMs: 0 };
     const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
+    this.endTotal = keyCount;
+    this.ending = true;
+    await this.stream?.drain();
     let begun: { container: ContainerInfo; statuses: StatusTable } | undefined;
     try {
       begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
@@ -89,25 +141,34 @@ export class TargetSession {
     if (begun) {
       const { container, statuses } = begun;
       summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
-      await this.publishPlan(records, mapped.length, statuses, summary);
+      await this.publishRest(records, mapped.length, statuses, summary);
     } else {
       summary.unsent = keyCount;
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
-    summary.calls = t.calls();
+    summary.calls = this.target.calls();
     summary.durationMs = Date.now() - this.started;
     return summary;
   }
 
-  private async publishPlan(records: readonly TestRecord[], mappedCount: number, statuses: StatusTable, summary: TargetSummary): Promise<void> {
+  /** What the summary says when publishTimeout cut the end short: whatever was confirmed by then. */
+  cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
+    const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
+    const sent = this.confirmed.size;
+    return { target: this.id, label: this.definition.label, enabled: true, published: sent, countsByStatus: {}, unmapped: records.length - mapped.length, notRun, errors: [reason], unsent: Math.max(0, this.endTotal - sent), calls: this.target.calls(), durationMs: Date.now() - this.started };
+  }
+
+  private async publishRest(records: readonly TestRecord[], mappedCount: number, statuses: StatusTable, summary: TargetSummary): Promise<void> {
     const t = this.target;
     const plan = t.plan(records, statuses);
-    const pending = plan.filter((item) => this.alreadyDone.get(String(item.key)) !== item.status);
-    let sent: PlanItem[] = plan.filter((item) => !pending.includes(item));
+    this.endTotal = plan.length;
+    const pending = plan.filter((item) => !this.isConfirmed(item));
+    const pendingKeys = new Set(pending.map((i) => i.key));
+    let sent: PlanItem[] = plan.filter((item) => !pendingKeys.has(item.key));
     if (mappedCount > 0 && pending.length > 0) {
       try {
         const result = await t.publish(pending);
-        this.outbox?.done(this.id, result.done.map((i) => [String(i.key), i.status]));
+        this.confirm(result.done);
         sent = sent.concat(result.done);
         summary.unsent = result.failed.length;
         const reasons = new Map<string, string[]>();

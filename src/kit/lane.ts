@@ -1,4 +1,5 @@
 import { classify, type Failure } from './classify';
+import type { Deadline } from './deadline';
 import { backoffDelay, rateLimitDelay, type BackoffOptions, DEFAULT_BACKOFF } from './retry-timing';
 
 export interface LaneOptions {
@@ -17,6 +18,8 @@ export interface LaneOptions {
   now?: () => number;
   random?: () => number;
   onRetry?: (info: { label: string; attempt: number; failure: Failure; delayMs: number; error: unknown }) => void;
+  /** No wait (pacing, 429 pause, backoff) may end past it; such a wait fails with a DeadlineError. */
+  deadline?: Deadline;
 }
 
 export interface LaneStats {
@@ -109,9 +112,21 @@ export class RequestLane {
         }
         delayMs = backoffDelay(attemptNumber, this.random, this.o.backoff ?? DEFAULT_BACKOFF);
         this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
-        await this.sleep(delayMs);
+        await this.wait(delayMs, `${this.o.name} ${label}`);
       },
     });
+  }
+
+  /** Sleeps, unless that would pass the run's deadline (then a DeadlineError ends the operation). */
+  private async wait(ms: number, what: string): Promise<void> {
+    this.o.deadline?.assertCanWait(ms, what);
+    // An injected sleep (a virtual clock in tests) is taken as is; a real one wakes when the deadline is set.
+    if (this.o.sleep || !this.o.deadline) return this.sleep(ms);
+    const end = this.now() + ms;
+    for (let left = ms; left > 0; left = end - this.now()) {
+      this.o.deadline.assertCanWait(left, what);
+      await this.o.deadline.sleep(left);
+    }
   }
 
   private async acquire(): Promise<void> {
@@ -132,7 +147,7 @@ export class RequestLane {
     for (;;) {
       const now = this.now();
       if (this.pausedUntil > now) {
-        await this.sleep(this.pausedUntil - now);
+        await this.wait(this.pausedUntil - now, `${this.o.name} asked to wait`);
         continue;
       }
       const limit = this.o.rateLimit;
@@ -141,7 +156,8 @@ export class RequestLane {
       for (let i = this.window.length - 1; i >= 0; i--) if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
       if (this.window.length >= limit.count) {
         const answered = this.window.filter((e) => e.done).map((e) => e.t);
-        await this.sleep(answered.length ? Math.max(1, Math.min(...answered) + limit.windowMs - now + 1) : 10);
+        const wait = answered.length ? Math.max(1, Math.min(...answered) + limit.windowMs - now + 1) : 10;
+        await this.wait(wait, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
         continue;
       }
       const slot = { t: now, done: false };

@@ -7,6 +7,7 @@ import type { HttpSend } from '../http/client';
 import type { KeySource, TestLike } from '../mapping';
 import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../model';
 import type { Env, Problems } from './config-fields';
+import type { Deadline } from './deadline';
 import type { LaneOptions } from './lane';
 
 export interface ContainerInfo {
@@ -80,6 +81,11 @@ export interface Target {
   calls(): number;
   /** Waits for background work (prefetch) to settle. */
   close(): Promise<void>;
+  /**
+   * How results are grouped while the tests run: a batch goes out when it has `maxItems` results or
+   * its oldest result has waited `maxWaitMs` (a bulk call per batch, rather than one per result).
+   */
+  readonly batching: { maxItems: number; maxWaitMs: number };
 }
 
 /** What a definition's factory is given besides its config. */
@@ -91,6 +97,10 @@ export interface TargetDeps {
   onRetry?: LaneOptions['onRetry'];
   /** Replay: an earlier process may have sent something without journaling it; check before sending. */
   replay?: boolean;
+  /** The run's publishTimeout, once the tests are over: give it to every lane. */
+  deadline?: Deadline;
+  /** How many processes of this run publish at once with the same credentials (CI shards). */
+  processes?: number;
   /** Per-target knobs for tests and benchmarks, by target id (e.g. faster job polling). */
   tuning?: Record<string, unknown>;
 }

@@ -65,7 +65,7 @@ it('processes that all create at once (no shard info) converge on one cycle and 
   const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, keys: { zephyr: [`PROJ-${700 + i}`], cucumberstudio: [String(700 + i)] }, outcome: 'passed', attempts: 1 }];
   const publishers = Array.from({ length: 5 }, (_, i) => {
     const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: `/tmp/race-${process.pid}-${i}` }, { printer });
-    run.start(records(i), null);
+    run.start(records(i));
     return run.finish(records(i), 0);
   });
   const summaries = await Promise.all(publishers);

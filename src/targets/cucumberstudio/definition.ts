@@ -24,7 +24,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
   keysOf: (test) => unique([...annotationValues(test, 'cucumberstudio').filter((s) => /^\d+$/.test(s)), ...tagValues(test, SCENARIO_TAG)].map((s) => String(Number(s)))),
   journalMeta: (c) => ({ settings: { projectId: c.projectId }, containerName: c.testRunName, containerId: c.testRunId === undefined ? undefined : String(c.testRunId) }),
   create(config, deps) {
-    const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 8, rateLimit: config.rateLimit, onRetry: deps.onRetry, ...deps.lane });
+    const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 8, rateLimit: config.rateLimit, onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
     return new CucumberStudioTarget(config, client, lane, { ...tuning, replay: deps.replay ?? tuning.replay });

@@ -24,6 +24,8 @@ export interface CsTargetOptions {
  */
 export class CucumberStudioTarget implements Target {
   readonly id = 'cucumberstudio';
+  /** One post per test result whatever the grouping: send as results come. */
+  readonly batching = { maxItems: 50, maxWaitMs: 200 };
   private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
   private readonly statusWarnings: string[];
   private names?: ScenarioNames;

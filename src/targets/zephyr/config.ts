@@ -25,7 +25,11 @@ export interface ZephyrOptions {
   failureComments?: boolean;
   /** Longest comment sent; longer text is cut with a marker. Default 750. Env `ZEPHYR_COMMENT_LIMIT`. */
   commentLimit?: number | string;
-  /** Client-side pacing `N/SECONDS`; default off (429 wait hints are honoured). Env `ZEPHYR_RATE_LIMIT`. */
+  /**
+   * Client-side pacing `N/SECONDS` (or `off`). Default: off for one process (the service's 429 wait is
+   * honoured by the whole lane); with N CI shards on one key, 28/60 shared out (each shard 28/N per
+   * minute), since the limit (about 30 per minute) counts every process on the key. Env `ZEPHYR_RATE_LIMIT`.
+   */
   rateLimit?: string;
 }
 
@@ -41,7 +45,8 @@ export interface ZephyrConfig {
   readonly statusMap: StatusMapOption;
   readonly failureComments: boolean;
   readonly commentLimit: number;
-  readonly rateLimit: { count: number; windowMs: number } | null;
+  /** null = off; undefined = the default (see the definition). */
+  readonly rateLimit: { count: number; windowMs: number } | null | undefined;
 }
 
 export const ZEPHYR_DEFAULT_BASE_URL = 'https://prod-api.zephyr4jiracloud.com/connect';
@@ -76,7 +81,7 @@ export function readZephyrConfig({ options: o, env, problems: p, runName, contai
     statusMap: readStatusMap(p, o.statusMap, 'zephyr.statusMap'),
     failureComments: readBool(p, o.failureComments, env, 'zephyr.failureComments', 'ZEPHYR_FAILURE_COMMENTS', true),
     commentLimit: readInt(p, o.commentLimit, env, 'zephyr.commentLimit', 'ZEPHYR_COMMENT_LIMIT', 50) ?? ZEPHYR_COMMENT_LIMIT,
-    rateLimit: readRate(p, o.rateLimit, env, 'zephyr.rateLimit', 'ZEPHYR_RATE_LIMIT') ?? null,
+    rateLimit: readRate(p, o.rateLimit, env, 'zephyr.rateLimit', 'ZEPHYR_RATE_LIMIT'),
   };
 }
 

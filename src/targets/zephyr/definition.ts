@@ -31,8 +31,19 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     ]),
   journalMeta: (c) => ({ settings: { projectId: c.projectId, versionId: c.versionId }, containerName: c.cycleName, containerId: c.cycleId }),
   create(config, deps) {
-    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: config.rateLimit, onRetry: deps.onRetry, ...deps.lane });
+    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: pacing(config, deps.processes ?? 1), onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     return new ZephyrTarget(config, client, lane, deps.tuning?.zephyr as JobWaitOptions | undefined);
   },
 };
+
+/**
+ * About 30 calls per minute per user, counted across every process on the key (field evidence). One
+ * process is paced by the service's own 429 waits; shards share a budget below the limit instead of
+ * each discovering it with 429s.
+ */
+function pacing(config: ZephyrConfig, processes: number): { count: number; windowMs: number } | null {
+  if (config.rateLimit !== undefined) return config.rateLimit;
+  if (processes <= 1) return null;
+  return { count: Math.max(1, Math.floor(28 / processes)), windowMs: 60_000 };
+}

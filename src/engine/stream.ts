@@ -1,0 +1,81 @@
+import type { PublishResult } from '../kit/target';
+import type { PlanItem } from '../model';
+
+export interface ResultStreamOptions {
+  batching: { maxItems: number; maxWaitMs: number };
+  publish(items: readonly PlanItem[]): Promise<PublishResult>;
+  /** Items the service confirmed. */
+  onDone(items: readonly PlanItem[]): void;
+  now?: () => number;
+}
+
+/**
+ * Sends a target's results while the tests run, in batches: a batch goes when it is full or when its
+ * oldest result has waited long enough. One batch is in flight at a time, and the next waits at least
+ * as long as the last one took, so a service that slows down (pacing, 429 waits) gets fewer, larger
+ * batches instead of a queue of small ones. Failed items are left to the end of the run, which
+ * re-plans everything and sends what is not confirmed.
+ */
+export class ResultStream {
+  private readonly pending = new Map<string, PlanItem>();
+  private oldest = 0;
+  private timer?: NodeJS.Timeout;
+  private inflight?: Promise<void>;
+  private notBefore = 0;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly o: ResultStreamOptions) {
+    this.now = o.now ?? (() => Date.now());
+  }
+
+  /** Queues results (a later item for a key replaces an earlier one not yet sent). */
+  enqueue(items: readonly PlanItem[]): void {
+    if (this.stopped || !items.length) return;
+    if (!this.pending.size) this.oldest = this.now();
+    for (const item of items) this.pending.set(item.key, item);
+    this.schedule();
+  }
+
+  /** Stops streaming and waits for the batch in flight; the end of the run sends the rest. */
+  async drain(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inflight;
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.inflight || !this.pending.size) return;
+    const { maxItems, maxWaitMs } = this.o.batching;
+    const due = this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);
+    const wait = due - this.now();
+    if (wait <= 0) return this.flush();
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.schedule();
+    }, wait);
+    // The reporter's onEnd drains the stream; the timer alone must never keep a process alive.
+    this.timer.unref?.();
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const items = [...this.pending.values()].slice(0, this.o.batching.maxItems);
+    for (const item of items) this.pending.delete(item.key);
+    if (this.pending.size) this.oldest = this.now();
+    const started = this.now();
+    this.inflight = this.o
+      .publish(items)
+      .then((result) => this.o.onDone(result.done))
+      .catch(() => undefined)
+      .finally(() => {
+        const took = this.now() - started;
+        this.notBefore = this.now() + took;
+        this.inflight = undefined;
+        this.schedule();
+      });
+  }
+}

@@ -1,0 +1,43 @@
+import { setTimeout } from 'node:timers/promises';
+
+/**
+ * The bound on how long the end of a run may keep Playwright waiting (`publishTimeout`). Shared by
+ * every lane of a run: once set, a wait that would end past it (a 429's "wait N seconds", a backoff,
+ * the pacing window) fails at once with a DeadlineError instead of sleeping, so CI is never held
+ * longer than the user allowed; what was not sent stays in the outbox.
+ */
+export class Deadline {
+  private at = Infinity;
+  private set = new AbortController();
+
+  constructor(private readonly now: () => number = () => Date.now()) {}
+
+  /** From now on, nothing may wait past `ms` from now. Waits under way wake up to check. */
+  startIn(ms: number): void {
+    this.at = this.now() + ms;
+    this.set.abort();
+    this.set = new AbortController();
+  }
+
+  /**
+   * Sleeps `ms` of real time, but wakes early when the deadline is set meanwhile, so that a wait that
+   * began while the tests ran (say a 429's hour) is checked against it rather than slept through.
+   */
+  async sleep(ms: number): Promise<void> {
+    await setTimeout(ms, undefined, { signal: this.set.signal }).catch(() => undefined);
+  }
+
+  /** Milliseconds left (Infinity while the tests still run). */
+  remaining(): number {
+    return this.at - this.now();
+  }
+
+  /** Throws when waiting `ms` would go past the deadline. */
+  assertCanWait(ms: number, what: string): void {
+    if (ms > this.remaining()) throw new DeadlineError(`${what}: waiting ${Math.ceil(ms / 1000)} s would pass publishTimeout`);
+  }
+}
+
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+}

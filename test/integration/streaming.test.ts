@@ -1,0 +1,86 @@
+/**
+ * Publishing while the tests run: the sandbox is observed from inside the run (a later test waits
+ * until an earlier test's result is in the sandbox), a key mapped late at run time is corrected, and
+ * publishTimeout cuts an end that the service asks to wait an hour for.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { csLastStatuses, csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(() => sandbox.close());
+
+const NAME = 'streamed';
+const OBSERVING_SUITE = {
+  'stream.spec.ts': `
+import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const NAME = ${JSON.stringify(NAME)};
+const state = async () => (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+async function seen(what, pred) {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    if (pred(await state())) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('not in the sandbox while the run went on: ' + what);
+}
+const zStatus = (s, key) => s.zephyr.cycles.filter((c) => c.name === NAME).flatMap((c) => c.executions).find((e) => e.issueKey === key)?.statusId;
+const csResults = (s, id) => s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+test('first', { tag: ['@PROJ-1', '@cs-1'] }, () => {});
+test('sees the first result while the run goes on', { tag: '@PROJ-2' }, async () => {
+  test.setTimeout(90_000);
+  await seen('PROJ-1 PASS', (s) => zStatus(s, 'PROJ-1') === 1);
+  await seen('scenario 1 passed', (s) => csResults(s, 1).length === 1);
+});
+test('later', { tag: '@PROJ-20' }, () => {});
+test('maps PROJ-20 at run time, after its result went out, and fails', async () => {
+  test.setTimeout(90_000);
+  await seen('PROJ-20 PASS before the correction', (s) => zStatus(s, 'PROJ-20') === 1);
+  test.info().annotations.push({ type: 'zephyr', description: 'PROJ-20' });
+  throw new Error('late failure');
+});
+`,
+};
+
+describe('publishing during the run (live)', () => {
+  it('results reach the services while tests still run; a late run-time mapping corrects the key (worst wins)', async () => {
+    const run = await runPlaywright({ files: OBSERVING_SUITE, env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: NAME, CUCUMBERSTUDIO_TEST_RUN_NAME: NAME } });
+    // Only the deliberately failing last test fails: the two observing tests saw results mid-run.
+    expect(run.output).toMatch(/1 failed/);
+    expect(run.output).toMatch(/3 passed/);
+    expect(zephyrStatuses(sandbox, NAME)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 1, 'PROJ-20': 2 });
+    const late = zephyrCycles(sandbox).find((c) => c.name === NAME)!.executions.find((e) => e.issueKey === 'PROJ-20')!;
+    expect(late.statusChanges).toBeGreaterThanOrEqual(2); // PASS first, then corrected to FAIL
+    expect(csLastStatuses(csRun(sandbox, NAME))).toEqual({ 1: ['passed'] });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 3, unsent: 0, errors: [] });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
+
+describe('publishTimeout (live)', () => {
+  it('cuts an end the service asks to wait an hour for; the rest stays in the outbox and replay sends it once', async () => {
+    const name = 'cut short';
+    sandbox.setFaults('zephyr', { overrides: [{ method: 'PUT', pathIncludes: '/execution/', status: 429, body: '{"errorCode":429,"clientMessage":"Please wait for 3600 seconds"}' }] });
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '5' };
+    const started = Date.now();
+    const run = await runPlaywright({
+      files: { 'cut.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});\ntest('fails', { tag: '@PROJ-2' }, () => { throw new Error('boom'); });` },
+      env,
+    });
+    sandbox.setFaults('zephyr', { overrides: [] });
+    // An hour was asked for; the run ended within the timeout plus Playwright's own time.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(run.output).toMatch(/publishTimeout/);
+    expect(run.output).toMatch(/not sent \(kept in .*replay/);
+    expect(run.summary!.targets.zephyr.unsent).toBeGreaterThanOrEqual(1);
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    const replayed = await runReplay(run.outboxDir, sandbox.env());
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 2 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
