@@ -4,9 +4,10 @@
  * thrown. What each service reads is its definition's business; this file only iterates them.
  */
 import * as path from 'node:path';
-import { checkUnknownKeys, isPlainObject, Problems, readBool, readInt, readString, type Env } from './kit/config-fields';
+import { checkUnknownKeys, isPlainObject, Problems, readBool, readChoice, readInt, readString, type Env } from './kit/config-fields';
 import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
-import { GENERAL_OPTION_KEYS } from './options';
+import { buildLabel, detectCi, runDescription } from './ci-metadata';
+import { GENERAL_OPTION_KEYS, type EvidencePolicy, type RunInfo } from './options';
 import { defaultRunName } from './run-name';
 
 export interface ResolvedConfig {
@@ -23,6 +24,8 @@ export interface ResolvedConfig {
   readonly debug: boolean;
   /** How long (ms) the end of the run may take at most. */
   readonly publishTimeoutMs: number;
+  readonly evidence: EvidencePolicy;
+  readonly runInfo: RunInfo;
   /** One line per problem, each naming the option and the env var. */
   readonly problems: readonly string[];
   /** Secret values to redact from anything printed or written. */
@@ -46,6 +49,8 @@ export interface ResolveInput {
   overrides?: Record<string, TargetOverride>;
   /** Resolve only these targets (replay: the journal's pending ones; `cycle create`: one). */
   only?: readonly string[];
+  /** Playwright project names (the default environment of a created cycle). */
+  projects?: readonly string[];
 }
 
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
@@ -90,6 +95,11 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false),
     debug: readBool(p, opts.debug, env, 'debug', 'PW_TMS_DEBUG', false),
     publishTimeoutMs: (readInt(p, opts.publishTimeout, env, 'publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT', 1) ?? 600) * 1000,
+    evidence: {
+      attachments: readChoice(p, opts.attachments, env, 'attachments', 'PW_TMS_ATTACHMENTS', ['failed', 'all', 'none'] as const, 'failed'),
+      maxBytes: readInt(p, opts.attachmentMaxBytes, env, 'attachmentMaxBytes', 'PW_TMS_ATTACHMENT_MAX_BYTES', 1) ?? 10 * 1024 * 1024,
+    },
+    runInfo: runInfoOf(p, opts, env, input.projects),
     problems: Object.freeze(p.lines),
     secrets: Object.freeze(secrets.filter((s) => s.length >= 4)),
   });
@@ -103,4 +113,15 @@ function targetOptions(p: Problems, opts: Record<string, unknown>, key: string):
     return {};
   }
   return v;
+}
+
+/** build / environment / description: options, else env, else what the CI build and the projects say. */
+function runInfoOf(p: Problems, opts: Record<string, unknown>, env: Env, projects: readonly string[] = []): RunInfo {
+  const ci = detectCi(env);
+  const names = [...new Set(projects.filter(Boolean))];
+  return {
+    build: readString(p, opts.build, env, 'build', 'PW_TMS_BUILD') || buildLabel(ci),
+    environment: readString(p, opts.environment, env, 'environment', 'PW_TMS_ENVIRONMENT') || (names.length ? names.join(', ') : undefined),
+    description: readString(p, opts.description, env, 'description', 'PW_TMS_DESCRIPTION') || runDescription(ci),
+  };
 }

@@ -2,7 +2,7 @@
  * Pure mapping: Playwright test -> keys in each service, final outcome, error text; and the
  * worst-wins aggregation used by every target. No I/O here.
  */
-import type { Outcome, PlanItem, TestRecord } from './model';
+import type { AttachmentRef, Outcome, PlanItem, StepStatus, TestRecord } from './model';
 
 type Annotation = { type: string; description?: string };
 
@@ -13,6 +13,8 @@ export interface ResultLike {
   annotations?: readonly Annotation[];
   error?: { message?: string; stack?: string; value?: string };
   errors?: readonly { message?: string; stack?: string; value?: string }[];
+  steps?: readonly { category: string; error?: unknown }[];
+  attachments?: readonly { name: string; contentType: string; path?: string; body?: Buffer }[];
 }
 
 /** The part of Playwright's TestCase the mapping reads. */
@@ -128,8 +130,26 @@ function errorOf(result: ResultLike | undefined): string | undefined {
   return text ? truncate(stripAnsi(text).trim(), ERROR_TEXT_LIMIT) : undefined;
 }
 
+/** Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps). */
+export function stepStatuses(result: ResultLike | undefined): StepStatus[] {
+  return (result?.steps ?? []).filter((s) => s.category === 'test.step').map((s) => (s.error ? 'failed' : 'passed'));
+}
+
+/** Whether a test's attachments go up under the policy: `failed` covers failed, timed-out and flaky tests. */
+export function wantsAttachments(policy: 'failed' | 'all' | 'none', outcome: Outcome): boolean {
+  if (policy === 'none') return false;
+  return policy === 'all' || outcome === 'failed' || outcome === 'timedOut' || outcome === 'flaky';
+}
+
+/** The last attempt's attachments (a flaky test's failing attempt is the interesting one for `failed`). */
+export function attachmentsOf(test: TestLike, outcome: Outcome): AttachmentRef[] {
+  const failing = outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
+  const result = failing ?? test.results[test.results.length - 1];
+  return (result?.attachments ?? []).filter((a) => a.path || a.body).map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
+}
+
 /** Builds the journaled record of a finished test, or null when it never ran. */
-export function recordOf(test: TestLike, sources: readonly KeySource[]): TestRecord | null {
+export function recordOf(test: TestLike, sources: readonly KeySource[], evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' }): TestRecord | null {
   const outcome = outcomeOf(test);
   if (!outcome) return null;
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
@@ -141,6 +161,8 @@ export function recordOf(test: TestLike, sources: readonly KeySource[]): TestRec
     outcome,
     error: outcome === 'passed' || outcome === 'skipped' ? undefined : errorOf(failing ?? test.results[test.results.length - 1]),
     attempts: test.results.length,
+    ...optional('steps', stepStatuses(test.results[test.results.length - 1])),
+    ...optional('attachments', wantsAttachments(evidence.attachments, outcome) ? attachmentsOf(test, outcome) : []),
   };
 }
 
@@ -197,4 +219,9 @@ export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }
     }
   }
   return truncate(lines.join('\n\n'), limit);
+}
+
+/** `{ [key]: list }` when the list has items, else nothing (records stay small in the journal). */
+function optional<K extends string, T>(key: K, list: T[]): Partial<Record<K, T[]>> {
+  return list.length ? ({ [key]: list } as Record<K, T[]>) : {};
 }

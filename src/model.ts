@@ -23,6 +23,21 @@ export interface TestRecord {
   error?: string;
   /** Number of attempts that ran (1 + retries used). */
   attempts: number;
+  /** The last attempt's top-level `test.step`s, in order (steps never reached are absent). */
+  steps?: StepStatus[];
+  /** The last attempt's attachments, by the policy (files by path; bodies are written to files first). */
+  attachments?: AttachmentRef[];
+}
+
+export type StepStatus = 'passed' | 'failed' | 'skipped';
+
+export interface AttachmentRef {
+  name: string;
+  contentType: string;
+  /** Absolute path of the file (a body attachment is written next to the journal before it is journaled). */
+  path?: string;
+  /** Only between Playwright and the engine: an in-memory body, never journaled. */
+  body?: Buffer;
 }
 
 /** The keys a record maps to in one target. */

@@ -15,6 +15,44 @@ export interface GeneralOptions {
    * by then stays in the outbox for `replay`. Default 600. Env `PW_TMS_PUBLISH_TIMEOUT`.
    */
   publishTimeout?: number | string;
+  /**
+   * Which tests' Playwright attachments (screenshots, videos, traces, `testInfo.attach`) are uploaded:
+   * `failed` (failed, timed out and flaky tests; default), `all`, `none`. Env `PW_TMS_ATTACHMENTS`.
+   */
+  attachments?: 'failed' | 'all' | 'none';
+  /** Larger files are not uploaded (they are named in the summary). Default 10485760. Env `PW_TMS_ATTACHMENT_MAX_BYTES`. */
+  attachmentMaxBytes?: number | string;
+  /** Build label of a cycle / run this reporter creates; default detected from CI. Env `PW_TMS_BUILD`. */
+  build?: string;
+  /** Environment of a cycle this reporter creates; default the Playwright project names. Env `PW_TMS_ENVIRONMENT`. */
+  environment?: string;
+  /** Description of a cycle / run this reporter creates; default the CI run link, branch and commit. Env `PW_TMS_DESCRIPTION`. */
+  description?: string;
 }
 
-export const GENERAL_OPTION_KEYS = ['outboxDir', 'failOnPublishError', 'dryRun', 'summaryFile', 'debug', 'publishTimeout'] as const;
+export const GENERAL_OPTION_KEYS = [
+  'outboxDir',
+  'failOnPublishError',
+  'dryRun',
+  'summaryFile',
+  'debug',
+  'publishTimeout',
+  'attachments',
+  'attachmentMaxBytes',
+  'build',
+  'environment',
+  'description',
+] as const;
+
+/** What a cycle / run this reporter creates carries (a reused one is left as it is). */
+export interface RunInfo {
+  build?: string;
+  environment?: string;
+  description: string;
+}
+
+/** Which attachments go up, and how large they may be. */
+export interface EvidencePolicy {
+  attachments: 'failed' | 'all' | 'none';
+  maxBytes: number;
+}

@@ -38,7 +38,7 @@ export default class TmsReporter implements Reporter {
     this.guard('onBegin', () => {
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
-      const c = resolveConfig({ definitions: this.definitions, options: this.options, env: this.env, rootDir });
+      const c = resolveConfig({ definitions: this.definitions, options: this.options, env: this.env, rootDir, projects: config.projects.map((p) => p.name) });
       this.config = c;
       this.printer = createPrinter(c.secrets, c.debug);
       for (const p of c.problems) this.printer.error(p);
@@ -60,7 +60,7 @@ export default class TmsReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     this.guard('onTestEnd', () => {
       if (!this.run || !isFinalAttempt(test, result)) return;
-      const record = recordOf(test, this.definitions);
+      const record = recordOf(test, this.definitions, this.config?.evidence);
       if (record) this.run.record(record);
     });
   }
@@ -70,7 +70,8 @@ export default class TmsReporter implements Reporter {
     let summary: RunSummary | undefined;
     try {
       const tests = this.suite.allTests();
-      const records = tests.map((t) => recordOf(t, this.definitions)).filter((r): r is TestRecord => r !== null);
+      const evidence = this.config.evidence;
+      const records = tests.map((t) => recordOf(t, this.definitions, evidence)).filter((r): r is TestRecord => r !== null);
       summary = await this.run.finish(records, tests.length - records.length);
       this.report(summary);
     } catch (error) {

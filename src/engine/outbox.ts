@@ -72,6 +72,19 @@ export class Outbox {
     fs.appendFileSync(this.file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
   }
 
+  /**
+   * Writes an in-memory attachment next to the journal (the journal keeps paths, never bodies) and
+   * returns its path; the folder goes with the journal once every target is complete.
+   */
+  saveBody(testId: string, index: number, name: string, body: Buffer): string {
+    const dir = `${this.file.replace(/\.jsonl$/, '')}.files`;
+    fs.mkdirSync(dir, { recursive: true });
+    const safe = `${testId}-${index}-${name}`.replace(/[^\w.-]+/g, '_').slice(0, 120);
+    const file = path.join(dir, safe);
+    fs.writeFileSync(file, body);
+    return file;
+  }
+
   appendTests(records: readonly TestRecord[]): void {
     this.write(records.map((rec) => ({ t: 'test', rec })));
   }
@@ -94,6 +107,7 @@ export class Outbox {
     if (!this.opened) return undefined;
     if ([...this.targets].every((t) => this.completed.has(t))) {
       fs.rmSync(this.file, { force: true });
+      fs.rmSync(`${this.file.replace(/\.jsonl$/, '')}.files`, { recursive: true, force: true });
       return undefined;
     }
     return this.file;

@@ -53,7 +53,7 @@ export class PublishRun {
     this.http = createHttp({
       onExchange: (e) => o.printer.debug(`${e.service} ${e.method} ${e.path} -> ${e.status} (${Math.round(e.durationMs)} ms)`),
     });
-    const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, deadline: this.deadline, processes: o.shard?.total ?? 1, ...o.deps };
+    const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, deadline: this.deadline, processes: o.shard?.total ?? 1, runInfo: config.runInfo, ...o.deps };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file);
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
@@ -81,8 +81,20 @@ export class PublishRun {
 
   /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
   record(record: TestRecord): void {
-    this.journal([record]);
-    for (const s of this.sessions) s.offer(record);
+    const r = this.withFilesOnly(record);
+    this.journal([r]);
+    for (const s of this.sessions) s.offer(r);
+  }
+
+  /** Attachments given as bodies are written to files first: the journal and the uploads read paths. */
+  private withFilesOnly(record: TestRecord): TestRecord {
+    if (!record.attachments?.some((a) => a.body)) return record;
+    const attachments = record.attachments.flatMap((a, i) => {
+      if (!a.body) return [a];
+      if (!this.outbox) return [];
+      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.body) }];
+    });
+    return { ...record, attachments };
   }
 
   /** Journals records (synchronously) unless identical ones were journaled already. */
@@ -91,7 +103,7 @@ export class PublishRun {
     const fresh = records.filter((r) => {
       // A short fingerprint, not the record's JSON: this map lives as long as the run (10,000s of tests).
       const keys = Object.entries(r.keys).map(([t, k]) => `${t}:${k.join(',')}`).join(';');
-      const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}`;
+      const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}|${r.steps?.join(',') ?? ''}|${r.attachments?.length ?? 0}`;
       if (this.journaled.get(r.testId) === print) return false;
       this.journaled.set(r.testId, print);
       return true;
@@ -104,8 +116,9 @@ export class PublishRun {
     if (this.config.dryRun) {
       for (const s of this.sessions) targets[s.id] = await this.dryRun(s, records, notRun);
     } else {
-      this.journal(records);
-      const done = await this.finishWithin(records, notRun);
+      const complete = records.map((r) => this.withFilesOnly(r));
+      this.journal(complete);
+      const done = await this.finishWithin(complete, notRun);
       const left = this.outbox?.finalize();
       for (const s of done) {
         if (left && s.unsent) s.outbox = left;

@@ -88,6 +88,16 @@ export function readRate(p: Problems, option: unknown, env: Env, name: string, e
   return { count: Number(m[1]), windowMs: Math.round(Number(m[2]) * 1000) };
 }
 
+/** One of a fixed set of words (case-insensitive). */
+export function readChoice<T extends string>(p: Problems, option: unknown, env: Env, name: string, envVar: string, choices: readonly T[], fallback: T): T {
+  const raw = readString(p, option, env, name, envVar);
+  if (raw === undefined || raw === '') return fallback;
+  const found = choices.find((c) => c === raw.toLowerCase());
+  if (found) return found;
+  p.add(name, envVar, `expected one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  return fallback;
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

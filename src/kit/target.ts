@@ -7,6 +7,7 @@ import type { HttpSend } from '../http/client';
 import type { KeySource, TestLike } from '../mapping';
 import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../model';
 import type { Env, Problems } from './config-fields';
+import type { RunInfo } from '../options';
 import type { Deadline } from './deadline';
 import type { LaneOptions } from './lane';
 
@@ -101,6 +102,8 @@ export interface TargetDeps {
   deadline?: Deadline;
   /** How many processes of this run publish at once with the same credentials (CI shards). */
   processes?: number;
+  /** What a container this run creates carries (build, environment, description). */
+  runInfo?: RunInfo;
   /** Per-target knobs for tests and benchmarks, by target id (e.g. faster job polling). */
   tuning?: Record<string, unknown>;
 }

@@ -58,4 +58,12 @@ describe('config', () => {
     expect(c).toMatchObject({ dryRun: true, failOnPublishError: true, debug: false, outboxDir: '/tmp/o' });
     expect(resolveConfig({ dryRun: 'yes please' }, {}).problems[0]).toContain('dryRun (env PW_TMS_DRY_RUN)');
   });
+  it('evidence and run info: options > env > CI / projects', () => {
+    const c = resolveWith({ definitions: TARGETS, options: { attachments: 'all' }, env: { PW_TMS_ATTACHMENT_MAX_BYTES: '100', GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '9', GITHUB_RUN_NUMBER: '3', GITHUB_REPOSITORY: 'o/r', GITHUB_SHA: 'abc' }, projects: ['chromium', 'firefox', 'chromium'] });
+    expect(c.evidence).toEqual({ attachments: 'all', maxBytes: 100 });
+    expect(c.runInfo).toEqual({ build: '3', environment: 'chromium, firefox', description: expect.stringContaining('https://github.com/o/r/actions/runs/9') });
+    expect(resolveConfig({}, { PW_TMS_BUILD: 'b7', PW_TMS_ENVIRONMENT: 'staging', PW_TMS_DESCRIPTION: 'nightly' }).runInfo).toEqual({ build: 'b7', environment: 'staging', description: 'nightly' });
+    expect(resolveConfig({}, {}).evidence).toEqual({ attachments: 'failed', maxBytes: 10485760 });
+    expect(resolveConfig({ attachments: 'some' }, {}).problems[0]).toContain('attachments (env PW_TMS_ATTACHMENTS): expected one of failed, all, none');
+  });
 });

@@ -10,9 +10,10 @@ import type { TestRecord } from '../../src/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
 
 /** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */
-function fakeTest(statuses: ResultLike['status'][], o: Partial<TestLike> & { expected?: 'passed' | 'failed' } = {}): TestLike {
+function fakeTest(statuses: ResultLike['status'][], o: Partial<TestLike> & { expected?: 'passed' | 'failed' } = {}, last: Partial<ResultLike> = {}): TestLike {
   const expected = o.expected ?? 'passed';
   const results: ResultLike[] = statuses.map((status, retry) => ({ status, retry, error: status === 'failed' || status === 'timedOut' ? { message: '\u001b[31mExpected\u001b[39m 1 to be 2' } : undefined }));
+  Object.assign(results[results.length - 1] ?? {}, last);
   return {
     id: o.id ?? 't1',
     title: o.title ?? 'does a thing',
@@ -107,5 +108,26 @@ describe('worst wins (Zephyr)', () => {
     expect(resolveStatusMap({ failed: 'BLOCKED' }, statuses).byOutcome.timedOut).toBe(4);
     // A custom status ranks like its outcome's default: a flaky test (custom 5) loses against a FAIL.
     expect(zephyrRank(5, 'flaky')).toBeLessThan(zephyrRank(2, 'failed'));
+  });
+});
+
+describe('evidence of a test', () => {
+  const withSteps = (status: ResultLike['status'], steps: ResultLike['steps'], attachments: ResultLike['attachments'] = []) =>
+    fakeTest([status], { tags: ['@PROJ-1'] }, { steps, attachments });
+  it('top-level test.step statuses in order; hooks and expects are not steps', () => {
+    const t = withSteps('failed', [
+      { category: 'hook' },
+      { category: 'test.step' },
+      { category: 'expect' },
+      { category: 'test.step', error: { message: 'x' } },
+    ]);
+    expect(recordOf(t, TARGETS)!.steps).toEqual(['passed', 'failed']);
+  });
+  it('attachments follow the policy: failed (incl. flaky and timed out), all, none', () => {
+    const files = [{ name: 'screenshot', contentType: 'image/png', path: '/tmp/s.png' }, { name: 'note', contentType: 'text/plain', body: Buffer.from('hi') }];
+    expect(recordOf(withSteps('failed', [], files), TARGETS, { attachments: 'failed' })!.attachments).toHaveLength(2);
+    expect(recordOf(withSteps('passed', [], files), TARGETS, { attachments: 'failed' })!.attachments).toBeUndefined();
+    expect(recordOf(withSteps('passed', [], files), TARGETS, { attachments: 'all' })!.attachments).toHaveLength(2);
+    expect(recordOf(withSteps('failed', [], files), TARGETS, { attachments: 'none' })!.attachments).toBeUndefined();
   });
 });
