@@ -1,8 +1,9 @@
 import { BadResponseError } from '../../http/errors';
-import type { HttpSend } from '../../http/client';
+import type { HttpRequest, HttpSend } from '../../http/client';
+import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../publish/lane';
 import { signRequest, type ZephyrCredentials } from './jwt';
-import { parseJson, zephyrHttpError } from './errors';
+import { zephyrMessages } from './errors';
 
 export interface ZephyrStatus {
   id: number;
@@ -37,6 +38,8 @@ export interface JobProgress {
 type Query = Record<string, string | number | undefined>;
 
 const API = '/public/rest/api/1.0';
+/** Forwarded along the service's redirects, never to a target the redirect rules refuse. */
+const CREDENTIAL_HEADERS = ['Authorization', 'zapiAccessKey'] as const;
 export const PAGE_SIZE = 50;
 
 /**
@@ -50,28 +53,42 @@ export class ZephyrClient {
     private readonly send: HttpSend,
     private readonly secrets: readonly string[],
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
-  ) {}
+  ) {
+    this.http = new JsonExchange({ service: 'Zephyr', send, messages: zephyrMessages(creds.baseUrl), secrets, expected: 'JSON' });
+  }
+
+  private readonly http: JsonExchange;
 
   /** One exchange (no retry). Returns the body text of a 2xx answer; throws typed errors otherwise. */
   async exchange(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<string> {
+    const { url, relative } = this.address(path, query);
+    return this.lane.send(label, async () => (await this.http.text(await this.signed(method, url, body), relative)).text);
+  }
+
+  /** One exchange, parsed. Every attempt is signed afresh (a token is bound to one request and expires). */
+  private exchangeJson<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const { url, relative } = this.address(path, query);
+    return this.lane.send(label, async () => this.http.json<T>(await this.signed(method, url, body), relative));
+  }
+
+  private json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    return this.lane.retry(label, () => this.exchangeJson<T>(label, method, path, query, body));
+  }
+
+  private address(path: string, query: Query): { url: string; relative: string } {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
       .join('&');
     const relative = `${API}${path}${qs ? `?${qs}` : ''}`;
-    const url = `${this.creds.baseUrl}${relative}`;
-    return this.lane.send(label, async () => {
-      const token = await signRequest(this.creds, method, url, this.nowSeconds());
-      const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const res = await this.send('Zephyr', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (res.status < 200 || res.status >= 300) throw zephyrHttpError(method, relative, res, this.creds.baseUrl, this.secrets);
-      return res.text;
-    });
+    return { url: `${this.creds.baseUrl}${relative}`, relative };
   }
 
-  private async json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    return this.lane.retry(label, async () => parseJson<T>(method, path, { status: 200, headers: {}, durationMs: 0, text: await this.exchange(label, method, path, query, body) }));
+  private async signed(method: string, url: string, body: unknown): Promise<HttpRequest> {
+    const token = await signRequest(this.creds, method, url, this.nowSeconds());
+    const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
   }
 
   /** Async endpoints answer with a bare job token (tolerate a JSON-quoted one too). */
@@ -97,9 +114,8 @@ export class ZephyrClient {
   }
 
   /** One attempt of a create (no retry): callers re-check state before repeating it. */
-  async createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
-    const text = await this.exchange('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description });
-    return parseJson<ZephyrCycle>('POST', '/cycle', { status: 200, headers: {}, durationMs: 0, text });
+  createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
+    return this.exchangeJson<ZephyrCycle>('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description });
   }
 
   deleteCycle(cycleId: string, projectId: number, versionId: number): Promise<unknown> {
