@@ -99,6 +99,8 @@ export class RedirectMemory {
   learn(service: string, from: URL, to: URL): Rewrite | undefined {
     const rule = rewriteOf(from, to);
     if (!rule || normalizeUrl(this.apply(rule.from)) === normalizeUrl(rule.to)) return undefined;
+    // A rule leading back to where it starts (A→B, then B→A) would only be a loop: the hop limit reports it.
+    if (normalizeUrl(this.apply(rule.to)) === normalizeUrl(rule.from)) return undefined;
     const learned = { ...rule, service };
     this.rules.push(learned);
     return { ...learned };

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FormData } from 'undici';
 import { createHttp, type ExchangeEvent, type Http, type RedirectEvent } from '../../src/http/client';
 import { RedirectError } from '../../src/http/errors';
-import { isLoopbackHost, redirectAllowed, rewriteOf } from '../../src/http/redirects';
+import { isLoopbackHost, RedirectMemory, redirectAllowed, rewriteOf } from '../../src/http/redirects';
 
 interface Seen {
   method: string;
@@ -228,5 +228,13 @@ describe('redirect rules', () => {
     expect(rewriteOf(new URL('https://old/api/projects/1/x'), new URL('https://new/api/projects/1/x'))).toEqual({ from: 'https://old', to: 'https://new' });
     expect(rewriteOf(new URL('https://old/connect/public/x'), new URL('https://new/zapi/public/x'))).toEqual({ from: 'https://old/connect', to: 'https://new/zapi' });
     expect(rewriteOf(new URL('https://old/x?a=1'), new URL('https://new/x?a=2'))).toBeUndefined();
+  });
+  it('learns each rewrite once, and never one that loops back', () => {
+    const m = new RedirectMemory();
+    expect(m.learn('CucumberStudio', new URL('https://old/api/x'), new URL('https://new/api/x'))).toEqual({ service: 'CucumberStudio', from: 'https://old', to: 'https://new' });
+    expect(m.learn('CucumberStudio', new URL('https://old/api/y'), new URL('https://new/api/y'))).toBeUndefined();
+    expect(m.learn('CucumberStudio', new URL('https://new/api/x'), new URL('https://old/api/x'))).toBeUndefined();
+    expect(m.apply('https://old/api/projects/1?x=%5B1%5D')).toBe('https://new/api/projects/1?x=%5B1%5D');
+    expect(m.apply('https://older/api')).toBe('https://older/api');
   });
 });
