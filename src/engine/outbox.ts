@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
 import type { TargetId, TestRecord } from '../model';
 
@@ -27,7 +28,9 @@ type Line =
   | { t: 'test'; rec: TestRecord }
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: DoneItem[] }
-  | { t: 'complete'; target: TargetId };
+  | { t: 'complete'; target: TargetId }
+  /** A permanent redirect learned during the run: replay goes straight to the new place. */
+  | { t: 'redirect'; rule: Rewrite };
 
 /** A journal as read back from disk (by replay). */
 export interface Journal {
@@ -37,6 +40,7 @@ export interface Journal {
   records: TestRecord[];
   done: Map<TargetId, Map<string, number | string>>;
   complete: Set<TargetId>;
+  redirects: Rewrite[];
 }
 
 /**
@@ -97,6 +101,10 @@ export class Outbox {
     if (items.length) this.write([{ t: 'done', target, items }]);
   }
 
+  redirect(rule: Rewrite): void {
+    this.write([{ t: 'redirect', rule }]);
+  }
+
   complete(target: TargetId): void {
     this.completed.add(target);
     this.write([{ t: 'complete', target }]);
@@ -125,7 +133,7 @@ export class Outbox {
 
   /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
   static parse(file: string, legacy: readonly LegacyKeys[]): Journal {
-    const journal: Journal = { file, runId: path.basename(file, '.jsonl'), targets: {}, records: [], done: new Map(), complete: new Set() };
+    const journal: Journal = { file, runId: path.basename(file, '.jsonl'), targets: {}, records: [], done: new Map(), complete: new Set(), redirects: [] };
     const byTest = new Map<string, TestRecord>();
     for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
       if (!text.trim()) continue;
@@ -146,6 +154,7 @@ export class Outbox {
         for (const [key, status, print] of line.items) m.set(key, print ?? status);
         journal.done.set(line.target, m);
       } else if (line.t === 'complete') journal.complete.add(line.target);
+      else if (line.t === 'redirect') journal.redirects.push(line.rule);
     }
     journal.records = [...byTest.values()];
     return journal;

@@ -51,8 +51,21 @@ export class PublishRun {
     private readonly o: PublishRunOptions,
   ) {
     this.http = createHttp({
-      onExchange: (e) => o.printer.debug(`${e.service} ${e.method} ${e.path} -> ${e.status} (${Math.round(e.durationMs)} ms)`),
+      onExchange: (e) => o.printer.debug(`${e.service} ${e.method} ${e.path} -> ${e.status}${e.redirectTo ? ` to ${e.redirectTo}` : ''} (${Math.round(e.durationMs)} ms)`),
+      onRedirect: (e) => {
+        if (!e.permanent) return o.printer.debug(`${e.service}: ${e.from} redirects (temporarily) to ${e.to}`);
+        // Said once per run; the journal keeps it so that replay goes straight to the new place.
+        o.printer.info(`${e.service}: ${e.from} has moved permanently to ${e.to}; configure ${this.http.rewrite(e.from)} as its base URL to skip the redirect`);
+        this.outbox?.redirect({ from: e.from, to: e.to, service: e.service });
+      },
     });
+    if (o.journal?.redirects.length) {
+      try {
+        this.http.seedRedirects(o.journal.redirects);
+      } catch (error) {
+        o.printer.error(`a redirect in the journal is not followed: ${(error as Error).message}`);
+      }
+    }
     const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, deadline: this.deadline, processes: o.shard?.total ?? 1, runInfo: config.runInfo, ...o.deps };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file);

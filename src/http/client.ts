@@ -1,12 +1,20 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { NetworkError } from './errors';
+import { Agent, request, type Dispatcher, type FormData } from 'undici';
+import { NetworkError, RedirectError } from './errors';
+import { isPermanent, MAX_REDIRECTS, normalizeUrl, REDIRECT_STATUSES, RedirectMemory, redirectAllowed, rewriteOf, type Rewrite } from './redirects';
 
 export interface HttpRequest {
   method: string;
   /** Absolute URL. */
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Re-sendable as is on a redirect: a string, or undici's FormData (multipart uploads). */
+  body?: string | FormData;
+  /**
+   * Names of the headers that carry credentials. They travel along the redirect chain of the service
+   * (every hop the rules allow) and never to a target the rules refuse: such a hop is not requested
+   * at all, and the error it raises names only the target's origin.
+   */
+  credentialHeaders?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -19,16 +27,59 @@ export interface HttpResponse {
 /** One HTTP exchange; injected into clients so that tests and benchmarks can substitute it. */
 export type HttpSend = (service: string, req: HttpRequest) => Promise<HttpResponse>;
 
+export interface ExchangeEvent {
+  service: string;
+  method: string;
+  path: string;
+  status: number | string;
+  durationMs: number;
+  /** On a redirect's own exchange: where it pointed (origin + path, no query). */
+  redirectTo?: string;
+}
+
+export interface RedirectEvent {
+  service: string;
+  /** URL prefix (origin + path prefix) that moved. */
+  from: string;
+  /** What replaces it. */
+  to: string;
+  /** true: remembered for the rest of the run. false: a temporary one, reported once per from→to. */
+  permanent: boolean;
+}
+
 export interface HttpOptions {
   /** Max sockets per origin. */
   connections?: number;
   timeoutMs?: number;
-  /** Called after every exchange (debug logging); must not log headers. */
-  onExchange?: (e: { service: string; method: string; path: string; status: number | string; durationMs: number }) => void;
+  /** Called after every exchange, redirects included (debug logging); must not log headers. */
+  onExchange?: (e: ExchangeEvent) => void;
+  /**
+   * Called once per learned permanent rewrite (and once per distinct temporary one), so the caller can
+   * say "configure <to> instead" once and journal it. Not called for seeded rewrites.
+   */
+  onRedirect?: (e: RedirectEvent) => void;
+  /** Permanent rewrites known beforehand (replay of a journal); same validation as live ones. */
+  redirects?: ReadonlyArray<Rewrite>;
 }
 
-/** Creates the single undici-backed sender (keep-alive pool, timeouts, typed network errors). */
-export function createHttp(options: HttpOptions = {}): { send: HttpSend; close(): Promise<void> } {
+export interface Http {
+  send: HttpSend;
+  close(): Promise<void>;
+  /** Every permanent rewrite in force (seeded and learned), e.g. to journal them. */
+  redirects(): Rewrite[];
+  /** Adds permanent rewrites (replay); throws on a target the redirect rules refuse. */
+  seedRedirects(rules: ReadonlyArray<Rewrite>): void;
+  /** Where a URL goes now, e.g. `rewrite(configuredBaseUrl)` is the base URL to configure instead. */
+  rewrite(url: string): string;
+}
+
+interface Answer {
+  res: HttpResponse;
+  location?: string;
+}
+
+/** Creates the single undici-backed sender (keep-alive pool, timeouts, redirects, typed network errors). */
+export function createHttp(options: HttpOptions = {}): Http {
   const timeout = options.timeoutMs ?? 30_000;
   const agent = new Agent({
     connections: options.connections ?? 16,
@@ -37,30 +88,83 @@ export function createHttp(options: HttpOptions = {}): { send: HttpSend; close()
     bodyTimeout: timeout,
     connect: { timeout: Math.min(timeout, 10_000) },
   });
-  const send: HttpSend = async (service, req) => {
+  const memory = new RedirectMemory();
+  if (options.redirects) memory.seed(options.redirects);
+  const temporarySeen = new Set<string>();
+
+  /** One request/answer, no redirect handling. */
+  const once = async (service: string, req: HttpRequest, url: string): Promise<Answer> => {
     const started = performance.now();
-    const u = new URL(req.url);
+    const u = new URL(url);
     const pathOnly = `${u.pathname}${u.search}`;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(req.url, { method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher: agent });
+      res = await request(url, { method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher: agent });
     } catch (error) {
       const code = (error as { code?: string })?.code ?? (error as Error)?.name ?? 'network error';
       options.onExchange?.({ service, method: req.method, path: pathOnly, status: code, durationMs: performance.now() - started });
       throw new NetworkError(service, req.method, pathOnly, code, { cause: error });
     }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    const location = REDIRECT_STATUSES.has(res.statusCode) ? headers.location : undefined;
     let text: string;
     try {
-      text = await res.body.text();
+      // A redirect's body is never read by anyone; draining it keeps the socket reusable.
+      text = location ? (await res.body.dump(), '') : await res.body.text();
     } catch (error) {
       const code = (error as { code?: string })?.code ?? 'body read failed';
       throw new NetworkError(service, req.method, pathOnly, code, { cause: error });
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     const durationMs = performance.now() - started;
-    options.onExchange?.({ service, method: req.method, path: pathOnly, status: res.statusCode, durationMs });
-    return { status: res.statusCode, headers, text, durationMs };
+    const redirectTo = location ? targetOf(location, url) : undefined;
+    options.onExchange?.({ service, method: req.method, path: pathOnly, status: res.statusCode, durationMs, ...(redirectTo ? { redirectTo: redirectTo.origin + redirectTo.pathname } : {}) });
+    return { res: { status: res.statusCode, headers, text, durationMs }, location };
   };
-  return { send, close: () => agent.close() };
+
+  const send: HttpSend = async (service, req) => {
+    const started = performance.now();
+    let url = memory.apply(req.url);
+    for (let hop = 0; ; hop++) {
+      const { res, location } = await once(service, req, url);
+      const target = location ? targetOf(location, url) : undefined;
+      // No (readable) Location: the caller sees the 3xx as the answer it is.
+      if (!target) return { ...res, durationMs: performance.now() - started };
+      const current = new URL(url);
+      const where = `${current.pathname}${current.search}`;
+      if (hop >= MAX_REDIRECTS) throw new RedirectError(service, req.method, where, 'too-many', target.origin);
+      if (!redirectAllowed(target)) throw new RedirectError(service, req.method, where, 'refused', target.origin);
+      if (isPermanent(res.status)) {
+        const learned = memory.learn(service, current, target);
+        if (learned) options.onRedirect?.({ service, from: learned.from, to: learned.to, permanent: true });
+      } else if (options.onRedirect) {
+        const rule = rewriteOf(current, target) ?? { from: current.origin + current.pathname, to: target.origin + target.pathname };
+        const key = `${rule.from} ${rule.to}`;
+        if (!temporarySeen.has(key)) {
+          temporarySeen.add(key);
+          options.onRedirect({ service, ...rule, permanent: false });
+        }
+      }
+      url = normalizeUrl(target);
+    }
+  };
+
+  return {
+    send,
+    close: () => agent.close(),
+    redirects: () => memory.all(),
+    seedRedirects: (rules) => memory.seed(rules),
+    rewrite: (url) => memory.apply(url),
+  };
+}
+
+/** The absolute target of a Location header (relative ones resolve against the current URL). */
+function targetOf(location: string, current: string): URL | undefined {
+  try {
+    const t = new URL(location, current);
+    t.hash = '';
+    return t;
+  } catch {
+    return undefined;
+  }
 }

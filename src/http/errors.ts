@@ -1,4 +1,5 @@
 /** Typed transport errors. Messages never contain headers, tokens or keys. */
+import { MAX_REDIRECTS } from './redirects';
 
 /** The service answered with a non-2xx status. */
 export class HttpError extends Error {
@@ -29,6 +30,29 @@ export class NetworkError extends Error {
     options?: { cause?: unknown },
   ) {
     super(`${service}: ${method} ${path} failed: ${describeCode(code)}`, options);
+  }
+}
+
+/**
+ * A redirect that was not followed: more than MAX_REDIRECTS hops, or a target the rules refuse (not
+ * https and not this machine). Names only the target's origin; nothing was sent there.
+ */
+export class RedirectError extends Error {
+  override readonly name = 'RedirectError';
+  constructor(
+    readonly service: string,
+    readonly method: string,
+    /** Path + query of the hop that answered with the redirect. */
+    readonly path: string,
+    readonly reason: 'too-many' | 'refused',
+    /** Origin of the Location (scheme://host:port), never its path or query. */
+    readonly location: string,
+  ) {
+    super(
+      reason === 'too-many'
+        ? `${service}: ${method} ${path.split('?')[0]} was redirected more than ${MAX_REDIRECTS} times (the last hop to ${location}); configure the service's final URL directly.`
+        : `${service}: ${method} ${path.split('?')[0]} was redirected to ${location}, which is neither https nor this machine; not followed (no credentials were sent there). Check the configured base URL.`,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { BadResponseError, HttpError, NetworkError } from '../http/errors';
-import { parseRetryAfter, parseWaitHint } from './retry-timing';
+import { rateLimitWait } from './retry-timing';
 
 export type Failure =
   | { kind: 'rate-limited'; waitMs: number | undefined }
@@ -9,12 +9,18 @@ export type Failure =
 
 /**
  * One retry policy for both services: 429 waits; 5xx (incl. Zephyr's errorCode 104), connection
- * resets and timeouts retry with backoff; other 4xx and unreadable answers do not.
+ * resets and timeouts retry with backoff; other 4xx, unreadable answers and refused redirects do not.
+ *
+ * Zephyr's errorCode 104 ("please try again", a 500) also comes back for payload problems that no
+ * repetition fixes, so it must not be retried forever: it is `transient`, and transient failures
+ * consume the lane's retry budget (`LaneOptions.retries`, default 5) — after that many repeats the
+ * operation fails with the last error. Only 429s are exempt from that budget, and they have their own
+ * bound (`maxRateLimitWaits`).
  */
 export function classify(error: unknown, nowMs = Date.now()): Failure {
   if (error instanceof HttpError) {
     if (error.status === 429) {
-      return { kind: 'rate-limited', waitMs: parseRetryAfter(error.headers['retry-after'], nowMs) ?? parseWaitHint(error.bodyText) };
+      return { kind: 'rate-limited', waitMs: rateLimitWait(error.headers['retry-after'], error.bodyText, nowMs) };
     }
     if (error.status >= 500 || error.status === 408) return { kind: 'transient', ambiguous: true };
     // 423 Locked: CucumberStudio is (re)generating a run's tests; nothing was applied.

@@ -22,6 +22,17 @@ export function parseWaitHint(text: string | undefined): number | undefined {
   return /^m/i.test(m[2]) ? Math.round(n) : Math.round(n * 1000);
 }
 
+/**
+ * The wait a 429 names: `Retry-After` when it is > 0, else the body's "Please wait for N seconds",
+ * else undefined (the caller backs off). Zephyr sent `Retry-After: 0` on every 429 until March 2025
+ * while its text named the real wait, so a 0 header must not hide the text.
+ */
+export function rateLimitWait(retryAfter: string | undefined, bodyText: string | undefined, nowMs: number): number | undefined {
+  return positive(parseRetryAfter(retryAfter, nowMs)) ?? positive(parseWaitHint(bodyText));
+}
+
+const positive = (ms: number | undefined): number | undefined => (ms !== undefined && ms > 0 ? ms : undefined);
+
 export interface BackoffOptions {
   baseMs: number;
   maxMs: number;
@@ -41,7 +52,8 @@ export function backoffDelay(attempt: number, random: () => number, o: BackoffOp
  * client cannot spin in a tight loop against the limit.
  */
 export function rateLimitDelay(retryAfterMs: number | undefined, hintMs: number | undefined, attempt: number, random: () => number): number {
-  const asked = retryAfterMs ?? hintMs;
-  if (asked !== undefined && asked > 0) return asked + Math.round(random() * 100);
+  // The first wait that says something: a 0 (or missing) header defers to the hint, then to backoff.
+  const asked = positive(retryAfterMs) ?? positive(hintMs);
+  if (asked !== undefined) return asked + Math.round(random() * 100);
   return Math.max(1_000, backoffDelay(attempt, random, { baseMs: 1_000, maxMs: 30_000, factor: 2 }));
 }

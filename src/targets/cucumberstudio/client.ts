@@ -1,6 +1,8 @@
-import { BadResponseError, HttpError, looksLikeHtml, redact } from '../../http/errors';
-import type { HttpResponse, HttpSend } from '../../http/client';
+import { BadResponseError } from '../../http/errors';
+import type { HttpSend } from '../../http/client';
+import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
+import { CS_ACCEPT, cucumberStudioMessages } from './errors';
 
 export interface CsCredentials {
   baseUrl: string;
@@ -22,7 +24,9 @@ export interface JsonApiDocument {
   included?: JsonApiResource[];
 }
 
-const ACCEPT = 'application/vnd.api+json; version=1';
+const ACCEPT = CS_ACCEPT;
+/** Forwarded along the service's redirects (the old host moves to the new one), never to a refused target. */
+const CREDENTIAL_HEADERS = ['uid', 'access-token', 'client'] as const;
 
 /** JSON:API client for CucumberStudio v1. One exchange per call, through the lane. */
 export class CucumberStudioClient {
@@ -31,7 +35,11 @@ export class CucumberStudioClient {
     private readonly lane: RequestLane,
     private readonly send: HttpSend,
     private readonly secrets: readonly string[],
-  ) {}
+  ) {
+    this.http = new JsonExchange({ service: 'CucumberStudio', send, messages: cucumberStudioMessages(creds), secrets, expected: 'a JSON:API document' });
+  }
+
+  private readonly http: JsonExchange;
 
   /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
   async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
@@ -40,14 +48,8 @@ export class CucumberStudioClient {
     return this.lane.send(label, async () => {
       const headers: Record<string, string> = { Accept: ACCEPT, uid: this.creds.uid, 'access-token': this.creds.accessToken, client: this.creds.client };
       if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const res = await this.send('CucumberStudio', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (res.status < 200 || res.status >= 300) throw this.error(method, relative, res);
-      if (res.text.trim() === '') throw new BadResponseError('CucumberStudio', res.status, `CucumberStudio answered ${method} ${relative.split('?')[0]} with an empty body (HTTP ${res.status}) where a JSON:API document was expected.`);
-      try {
-        return JSON.parse(res.text) as JsonApiDocument;
-      } catch {
-        throw new BadResponseError('CucumberStudio', res.status, `CucumberStudio answered ${method} ${relative.split('?')[0]} with ${looksLikeHtml(res.text) ? 'an HTML page' : 'text that is not valid JSON'} (HTTP ${res.status}).`);
-      }
+      const req = { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
+      return this.http.json<JsonApiDocument>(req, relative);
     });
   }
 
@@ -99,45 +101,6 @@ export class CucumberStudioClient {
     return this.exchange('test_results/create', 'POST', `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results`, {
       data: { type: 'test-results', attributes: { status, 'status-author': author, description } },
     });
-  }
-
-  private error(method: string, path: string, res: HttpResponse): HttpError {
-    const detail = jsonApiDetail(res.text);
-    const said = detail ? `: ${redact(detail, this.secrets).slice(0, 300)}` : '';
-    const where = `${method} ${path.split('?')[0]}`;
-    let message: string;
-    if (res.status === 401) {
-      message = `CucumberStudio rejected the credentials (401${said}). Check CUCUMBERSTUDIO_UID, CUCUMBERSTUDIO_ACCESS_TOKEN and CUCUMBERSTUDIO_CLIENT (cucumberstudio.uid / accessToken / client): the three are issued together and expire after a year.`;
-    } else if (res.status === 406) {
-      message = `CucumberStudio refused the Accept header on ${where} (406${said}); it expects "${ACCEPT}" — a proxy may be rewriting headers.`;
-    } else if (res.status === 404 && path === `/api/projects/${this.creds.projectId}`) {
-      message =
-        `CucumberStudio has no project ${this.creds.projectId} for this user (404): check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId)` +
-        (/\/api\/?$/.test(this.creds.baseUrl)
-          ? `, and drop "/api" from CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl): it is the site root (now ${this.creds.baseUrl}).`
-          : ` and CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl) = ${this.creds.baseUrl}.`);
-    } else if (res.status === 404 && /\/test_runs\/\d+$/.test(path)) {
-      message = `CucumberStudio has no test run ${path.split('/').pop()} in project ${this.creds.projectId} (404): check CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId).`;
-    } else if (res.status === 423) {
-      message = `CucumberStudio is still generating the run's tests (423) on ${where}.`;
-    } else if (res.status === 429) {
-      message = `CucumberStudio rate limit reached on ${where} (429; Retry-After ${res.headers['retry-after'] ?? 'not given'}).`;
-    } else if (looksLikeHtml(res.text)) {
-      message = `CucumberStudio answered ${where} with HTTP ${res.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong CUCUMBERSTUDIO_BASE_URL: ${this.creds.baseUrl}).`;
-    } else {
-      message = `CucumberStudio answered ${where} with HTTP ${res.status}${said || (res.text ? `: ${redact(res.text, this.secrets).slice(0, 200)}` : ' and an empty body')}.`;
-    }
-    return new HttpError('CucumberStudio', method, path, res.status, res.headers, redact(res.text, this.secrets).slice(0, 2000), message);
-  }
-}
-
-function jsonApiDetail(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { errors?: Array<{ detail?: string; title?: string } | string> };
-    const first = body.errors?.[0];
-    return typeof first === 'string' ? first : (first?.detail ?? first?.title);
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,8 +1,10 @@
 import { BadResponseError } from '../../http/errors';
-import type { HttpSend } from '../../http/client';
+import type { HttpRequest, HttpSend } from '../../http/client';
+import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
 import { signRequest, type ZephyrCredentials } from './jwt';
-import { parseJson, zephyrHttpError } from './errors';
+import { zephyrMessages } from './errors';
+import { normalizeJobProgress, parseJobToken } from './jobs';
 
 export interface ZephyrStatus {
   id: number;
@@ -37,6 +39,8 @@ export interface JobProgress {
 type Query = Record<string, string | number | undefined>;
 
 const API = '/public/rest/api/1.0';
+/** Forwarded along the service's redirects, never to a target the redirect rules refuse. */
+const CREDENTIAL_HEADERS = ['Authorization', 'zapiAccessKey'] as const;
 export const PAGE_SIZE = 50;
 
 /**
@@ -50,56 +54,70 @@ export class ZephyrClient {
     private readonly send: HttpSend,
     private readonly secrets: readonly string[],
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
-  ) {}
+  ) {
+    this.http = new JsonExchange({ service: 'Zephyr', send, messages: zephyrMessages(creds.baseUrl), secrets, expected: 'JSON' });
+  }
+
+  private readonly http: JsonExchange;
 
   /** One exchange (no retry). Returns the body text of a 2xx answer; throws typed errors otherwise. */
   async exchange(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<string> {
+    const { url, relative } = this.address(path, query);
+    return this.lane.send(label, async () => (await this.http.text(await this.signed(method, url, body), relative)).text);
+  }
+
+  /** One exchange, parsed. Every attempt is signed afresh (a token is bound to one request and expires). */
+  private exchangeJson<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const { url, relative } = this.address(path, query);
+    return this.lane.send(label, async () => this.http.json<T>(await this.signed(method, url, body), relative));
+  }
+
+  private json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    return this.lane.retry(label, () => this.exchangeJson<T>(label, method, path, query, body));
+  }
+
+  private address(path: string, query: Query): { url: string; relative: string } {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
       .join('&');
     const relative = `${API}${path}${qs ? `?${qs}` : ''}`;
-    const url = `${this.creds.baseUrl}${relative}`;
-    return this.lane.send(label, async () => {
-      const token = await signRequest(this.creds, method, url, this.nowSeconds());
-      const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const res = await this.send('Zephyr', { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (res.status < 200 || res.status >= 300) throw zephyrHttpError(method, relative, res, this.creds.baseUrl, this.secrets);
-      return res.text;
-    });
+    return { url: `${this.creds.baseUrl}${relative}`, relative };
   }
 
-  private async json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    return this.lane.retry(label, async () => parseJson<T>(method, path, { status: 200, headers: {}, durationMs: 0, text: await this.exchange(label, method, path, query, body) }));
+  private async signed(method: string, url: string, body: unknown): Promise<HttpRequest> {
+    const token = await signRequest(this.creds, method, url, this.nowSeconds());
+    const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
   }
 
-  /** Async endpoints answer with a bare job token (tolerate a JSON-quoted one too). */
+  /** Async endpoints answer with a job token: raw text, a JSON string, or `{"jobProgressToken": …}`. */
   private async job(label: string, path: string, body: unknown): Promise<string> {
     return this.lane.retry(label, async () => {
-      const text = (await this.exchange(label, 'POST', path, {}, body)).trim();
-      const token = text.startsWith('"') ? (JSON.parse(text) as string) : text;
-      if (!token || /[\s<{]/.test(token)) throw new BadResponseError('Zephyr', 200, `Zephyr answered POST ${path} without a job token.`);
+      const token = parseJobToken(await this.exchange(label, 'POST', path, {}, body));
+      if (!token) throw new BadResponseError('Zephyr', 200, `Zephyr answered POST ${path} without a job token.`);
       return token;
     });
   }
 
   async statuses(): Promise<ZephyrStatus[]> {
-    return expectArray(await this.json<ZephyrStatus[]>('execution/statuses', 'GET', '/execution/statuses'), 'GET /execution/statuses');
+    const list = expectArray(await this.json<Array<{ id: unknown; name: unknown }>>('execution/statuses', 'GET', '/execution/statuses'), 'GET /execution/statuses');
+    return list.map((s) => ({ ...s, id: Number(s.id), name: String(s.name) }));
   }
 
+  /** Every cycle of the version, ids as strings; includes the built-in "Ad hoc" cycle (id "-1", see isAdHocCycle). */
   async searchCycles(projectId: number, versionId: number): Promise<ZephyrCycle[]> {
-    return expectArray(await this.json<ZephyrCycle[]>('cycles/search', 'GET', '/cycles/search', { projectId, versionId }), 'GET /cycles/search');
+    return expectArray(await this.json<unknown[]>('cycles/search', 'GET', '/cycles/search', { projectId, versionId }), 'GET /cycles/search').map((c) => normalizeCycle(c, 'GET /cycles/search'));
   }
 
-  getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
-    return this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, expand: summaries ? 'executionSummaries' : undefined });
+  async getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
+    return normalizeCycle(await this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, expand: summaries ? 'executionSummaries' : undefined }), 'GET /cycle');
   }
 
   /** One attempt of a create (no retry): callers re-check state before repeating it. */
   async createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
-    const text = await this.exchange('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description });
-    return parseJson<ZephyrCycle>('POST', '/cycle', { status: 200, headers: {}, durationMs: 0, text });
+    return normalizeCycle(await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description }), 'POST /cycle');
   }
 
   deleteCycle(cycleId: string, projectId: number, versionId: number): Promise<unknown> {
@@ -116,13 +134,15 @@ export class ZephyrClient {
     return this.job('executions/bulk-status', '/executions', { executions: executionIds, status: statusId, clearDefectMappingFlag: false, testStepStatusChangeFlag: false });
   }
 
-  jobProgress(token: string): Promise<JobProgress> {
-    return this.json('jobprogress', 'GET', `/jobprogress/${encodeURIComponent(token)}`);
+  /** The job's state, normalised: `progress` a number (also from "1.0"), `errorMessage` a non-empty string or null. */
+  async jobProgress(token: string): Promise<JobProgress> {
+    return normalizeJobProgress(await this.json<unknown>('jobprogress', 'GET', `/jobprogress/${encodeURIComponent(token)}`));
   }
 
   /** One page (≤ 50) of the cycle's executions. */
   async executionsPage(cycleId: string, projectId: number, versionId: number, offset: number): Promise<{ items: ZephyrExecution[]; total: number }> {
-    type Page = { searchObjectList?: Array<{ execution?: { id: string; issueId: number; status?: { id: number } }; issueKey?: string }>; totalCount?: number };
+    // Ids arrive as numbers or numeric strings.
+    type Page = { searchObjectList?: Array<{ execution?: { id: string | number; issueId: number | string; status?: { id: number | string } }; issueKey?: string }>; totalCount?: number | string };
     const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, offset, size: PAGE_SIZE });
     if (!Array.isArray(page.searchObjectList)) expectArray(page.searchObjectList, 'GET /executions/search/cycle (searchObjectList)');
     const items = (page.searchObjectList ?? [])
@@ -143,6 +163,31 @@ export class ZephyrClient {
       comment: body.comment,
     });
   }
+}
+
+/** The built-in "Ad hoc" cycle: listed by cycles/search, never a cycle to reuse by name. */
+export const AD_HOC_CYCLE_ID = '-1';
+export const isAdHocCycle = (c: { id: string | number }): boolean => String(c.id).trim() === AD_HOC_CYCLE_ID;
+
+const num = (v: unknown): number | undefined => (v === undefined || v === null || v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : undefined);
+
+/** Ids and counts arrive as numbers or numeric strings: cycles leave here with a string id and numeric counts. */
+export function normalizeCycle(value: unknown, what: string): ZephyrCycle {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || (value as { id?: unknown }).id === undefined || (value as { id?: unknown }).id === null) {
+    throw new BadResponseError('Zephyr', 200, `Zephyr answered ${what} with something that is not a cycle (no "id"); is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`);
+  }
+  const c = value as Record<string, unknown>;
+  const summaries = Array.isArray(c.executionSummaries) ? (c.executionSummaries as Array<Record<string, unknown>>) : undefined;
+  return {
+    ...(c as object),
+    id: String(c.id).trim(),
+    name: typeof c.name === 'string' ? c.name : String(c.name ?? ''),
+    projectId: num(c.projectId),
+    versionId: num(c.versionId),
+    totalExecutions: num(c.totalExecutions),
+    totalExecuted: num(c.totalExecuted),
+    executionSummaries: summaries ? summaries.map((s) => ({ ...s, executionStatusId: num(s.executionStatusId), count: num(s.count) })) : c.executionSummaries,
+  } as ZephyrCycle;
 }
 
 /** Unexpected shapes are reported as such (not as a TypeError deep inside the publisher). */
