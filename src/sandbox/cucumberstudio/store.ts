@@ -1,112 +1,30 @@
 /**
- * In-memory model of one CucumberStudio (Hiptest) account: fixed fixtures (project, root folder, scenarios,
- * datasets) plus everything the API creates (test runs, test snapshots, test results).
+ * In-memory model of one CucumberStudio (Hiptest) account: the seeded fixtures (`fixtures.ts`) plus everything
+ * the API creates (test runs, test snapshots, test results).
  *
  * Generation of a run's tests is time-based: a snapshot exists (is visible) from `readyAt` on, and the run is
  * "generating" while the clock is before `generatingUntil`. Nothing is scheduled; every read compares with the
  * clock, so the state is deterministic for a given clock.
  */
+import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
+import { normaliseStatus, STATUSES, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
 
-export const STATUSES = ['passed', 'failed', 'retest', 'undefined', 'blocked', 'skipped', 'wip'] as const;
-export type Status = (typeof STATUSES)[number];
+export * from './model';
 
-/** Unknown or non-string status values are stored as `undefined` (spec §4.1 rule 4: never an error). */
-export function normaliseStatus(value: unknown): Status {
-  return typeof value === 'string' && (STATUSES as readonly string[]).includes(value) ? (value as Status) : 'undefined';
-}
-
-export interface StoreConfig {
-  uid: string;
-  projectId: number;
-  projectName: string;
-  scenarioCount: number;
-  datasetScenarios: Record<number, string[]>;
-  duplicateNames: Record<number, string>;
+export interface StoreConfig extends FixtureConfig {
   generationDelayMs: number;
   /** Monotonic clock (ms) for generation state. */
   now: () => number;
 }
 
-export interface Dataset {
-  id: number;
-  scenarioId: number;
-  index: number;
-  name: string;
-  data: Record<string, string>;
-}
-
-export interface Scenario {
-  id: number;
-  name: string;
-  datasets: Dataset[];
-}
-
-export interface TestResult {
-  id: number;
-  snapshotId: number;
-  status: Status;
-  statusAuthor: string;
-  description: string | null;
-  stepStatuses: Status[];
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface TestSnapshot {
-  id: number;
-  runId: number;
-  scenarioId: number;
-  scenarioSnapshotId: number;
-  folderSnapshotId: number;
-  dataset: Dataset | null;
-  name: string;
-  createdAt: number;
-  /** Clock value from which the test exists. */
-  readyAt: number;
-  results: TestResult[];
-}
-
-export interface TestRun {
-  id: number;
-  projectId: number;
-  name: string;
-  description: string;
-  archived: boolean;
-  external: boolean;
-  createdAt: number;
-  updatedAt: number;
-  generatingUntil: number;
-  scenarioIds: number[];
-  folderSnapshotId: number;
-  snapshots: TestSnapshot[];
-}
-
-/** Fixed date for fixture audit attributes, so fixture documents are stable across runs. */
-export const FIXTURE_TIME = Date.parse('2024-01-08T08:00:00.000Z');
-
-export class CucumberStudioStore {
-  readonly rootFolderId = 1;
+export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly runs = new Map<number, TestRun>();
   readonly snapshots = new Map<number, TestSnapshot>();
   readonly results = new Map<number, TestResult>();
-  private readonly datasets = new Map<number, Dataset>();
-  private readonly datasetsByScenario = new Map<number, Dataset[]>();
-  /** Distinct id ranges per resource kind, so that an id used for the wrong kind never matches by chance. */
-  private readonly base: number;
   private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
 
-  constructor(readonly config: StoreConfig) {
-    this.base = 10 ** (String(Math.max(config.scenarioCount, 1)).length + 1);
-    let datasetSeq = this.base;
-    const ids = Object.keys(config.datasetScenarios)
-      .map(Number)
-      .filter((id) => this.hasScenario(id))
-      .sort((a, b) => a - b);
-    for (const sid of ids) {
-      const list = config.datasetScenarios[sid].map((name, index) => ({ id: ++datasetSeq, scenarioId: sid, index, name, data: { value: name } }));
-      this.datasetsByScenario.set(sid, list);
-      for (const d of list) this.datasets.set(d.id, d);
-    }
+  constructor(override readonly config: StoreConfig) {
+    super(config);
   }
 
   now(): number {
@@ -118,48 +36,6 @@ export class CucumberStudioStore {
     this.snapshots.clear();
     this.results.clear();
     this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
-  }
-
-  // ---- fixtures (scenarios are computed on demand: 5000 of them cost nothing until read) ----
-
-  hasScenario(id: number): boolean {
-    return Number.isInteger(id) && id >= 1 && id <= this.config.scenarioCount;
-  }
-
-  scenario(id: number): Scenario | undefined {
-    if (!this.hasScenario(id)) return undefined;
-    return { id, name: this.config.duplicateNames[id] ?? `Scenario ${id}`, datasets: this.datasetsByScenario.get(id) ?? [] };
-  }
-
-  *allScenarioIds(): Generator<number> {
-    for (let id = 1; id <= this.config.scenarioCount; id++) yield id;
-  }
-
-  dataset(id: number): Dataset | undefined {
-    return this.datasets.get(id);
-  }
-
-  /** Test steps of a scenario (expanded for one dataset row: the `value` parameter becomes the row's value). */
-  steps(scenario: Scenario, dataset: Dataset | null): Array<{ action: string } | { result: string }> {
-    const suffix = dataset ? ` with '${dataset.data.value}'` : '';
-    return [
-      { action: 'Given the web shop is open' },
-      { action: `When scenario ${scenario.id} is exercised${suffix}` },
-      { result: `Then scenario ${scenario.id} succeeds` },
-    ];
-  }
-
-  /** Hiptest-DSL-like definition text of a scenario (informational only). */
-  definition(scenario: Scenario): string {
-    const withDatasets = scenario.datasets.length > 0;
-    return [
-      `scenario '${scenario.name.replace(/'/g, "\\'")}'${withDatasets ? ', value' : ''} do`,
-      `  step {action: "Given the web shop is open"}`,
-      `  step {action: "When scenario ${scenario.id} is exercised${withDatasets ? " with '${value}'" : ''}"}`,
-      `  step {result: "Then scenario ${scenario.id} succeeds"}`,
-      'end',
-      '',
-    ].join('\n');
   }
 
   // ---- test runs ----

@@ -1,0 +1,73 @@
+/**
+ * Data model of the CucumberStudio stand-in: the status vocabulary and the records the store keeps.
+ * Kept apart from the store so that fixtures, store, documents and views share one definition.
+ */
+
+export const STATUSES = ['passed', 'failed', 'retest', 'undefined', 'blocked', 'skipped', 'wip'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export function isStatus(value: unknown): value is Status {
+  return typeof value === 'string' && (STATUSES as readonly string[]).includes(value);
+}
+
+/** Unknown or non-string status values are stored as `undefined` (spec §4.1 rule 4: never an error). */
+export function normaliseStatus(value: unknown): Status {
+  return isStatus(value) ? value : 'undefined';
+}
+
+/** Fixed date for fixture audit attributes, so fixture documents are stable across runs. */
+export const FIXTURE_TIME = Date.parse('2024-01-08T08:00:00.000Z');
+
+export interface Dataset {
+  id: number;
+  scenarioId: number;
+  index: number;
+  name: string;
+  data: Record<string, string>;
+}
+
+export interface Scenario {
+  id: number;
+  name: string;
+  datasets: Dataset[];
+}
+
+export interface TestResult {
+  id: number;
+  snapshotId: number;
+  status: Status;
+  statusAuthor: string;
+  description: string | null;
+  stepStatuses: Status[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TestSnapshot {
+  id: number;
+  runId: number;
+  scenarioId: number;
+  scenarioSnapshotId: number;
+  folderSnapshotId: number;
+  dataset: Dataset | null;
+  name: string;
+  createdAt: number;
+  /** Clock value from which the test exists. */
+  readyAt: number;
+  results: TestResult[];
+}
+
+export interface TestRun {
+  id: number;
+  projectId: number;
+  name: string;
+  description: string;
+  archived: boolean;
+  external: boolean;
+  createdAt: number;
+  updatedAt: number;
+  generatingUntil: number;
+  scenarioIds: number[];
+  folderSnapshotId: number;
+  snapshots: TestSnapshot[];
+}
