@@ -15,12 +15,15 @@
 import type { SandboxRequest, SandboxResponse, ServiceModule } from '../types';
 import { errorResponse, JSONAPI_MEDIA_TYPE } from './jsonapi';
 import { dispatch } from './routes';
+import { checkSettings, SETTING_DEFAULTS, type CucumberStudioSettings } from './settings';
 import { CucumberStudioStore } from './store';
 import { stateView } from './view';
 
 export type { CucumberStudioStateView } from './view';
+export type { CucumberStudioSettings, ErrorBodyStyle, ErrorBodyStyles, GenerationAnswer } from './settings';
 
-export interface CucumberStudioSandboxOptions {
+/** Fixtures and credentials (fixed at creation) plus the initial value of every run-time setting (`settings.ts`). */
+export interface CucumberStudioSandboxOptions extends Partial<CucumberStudioSettings> {
   /** Account e-mail sent in the `uid` header. Default `ci-bot@example.com`. */
   uid?: string;
   /** Default: a fixed 22-character token. */
@@ -36,8 +39,6 @@ export interface CucumberStudioSandboxOptions {
   datasetScenarios?: Record<number, string[]>;
   /** Scenario id → name overriding `Scenario <id>`. Default `{11: 'Checkout works', 12: 'Checkout works'}`. */
   duplicateNames?: Record<number, string>;
-  /** How long a run's tests take to appear after creation or after scenarios are added. Default 300 ms. */
-  generationDelayMs?: number;
   /** Monotonic clock (ms) used for the generation state. Default `performance.now()`. For tests. */
   now?: () => number;
 }
@@ -51,8 +52,15 @@ export const CUCUMBERSTUDIO_DEFAULTS = {
   scenarioCount: 5000,
   datasetScenarios: { 7: ['visa', 'mastercard'], 8: ['small', 'large'] } as Record<number, string[]>,
   duplicateNames: { 11: 'Checkout works', 12: 'Checkout works' } as Record<number, string>,
-  generationDelayMs: 300,
 };
+
+/** The module plus its run-time switches (reach it with `sandbox.modules.find((m) => m.name === 'cucumberstudio')`). */
+export interface CucumberStudioModule extends ServiceModule {
+  /** Changes settings at run time; throws on an unknown key or a bad value (nothing is applied then). */
+  configure(patch: Partial<CucumberStudioSettings>): CucumberStudioSettings;
+  /** A copy of the current settings. */
+  settings(): CucumberStudioSettings;
+}
 
 const EXPECTED_ACCEPT = 'application/vnd.api+json; version=1';
 
@@ -71,18 +79,22 @@ export function acceptsVersion1(accept: string | undefined): boolean {
   });
 }
 
-export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): ServiceModule {
+export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): CucumberStudioModule {
   const o = { ...CUCUMBERSTUDIO_DEFAULTS, ...stripUndefined(options) };
-  const store = new CucumberStudioStore({
-    uid: o.uid,
-    projectId: o.projectId,
-    projectName: o.projectName,
-    scenarioCount: o.scenarioCount,
-    datasetScenarios: o.datasetScenarios,
-    duplicateNames: o.duplicateNames,
-    generationDelayMs: o.generationDelayMs,
-    now: options.now ?? (() => performance.now()),
-  });
+  const settingKeys = Object.keys(SETTING_DEFAULTS) as Array<keyof CucumberStudioSettings>;
+  const initial = checkSettings(Object.fromEntries(settingKeys.map((k) => [k, options[k]])));
+  const store = new CucumberStudioStore(
+    {
+      uid: o.uid,
+      projectId: o.projectId,
+      projectName: o.projectName,
+      scenarioCount: o.scenarioCount,
+      datasetScenarios: o.datasetScenarios,
+      duplicateNames: o.duplicateNames,
+      now: options.now ?? (() => performance.now()),
+    },
+    { ...SETTING_DEFAULTS, ...initial },
+  );
   // Tokens live one year and are not rotated: the expiry of "the token in use" is fixed at issue time.
   const expiry = String(Math.floor(Date.now() / 1000) + 365 * 24 * 3600);
 
@@ -118,6 +130,11 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
       }),
     faultResponse: () => finish(errorResponse(503, 'Please try again.', 'fault')),
     handle: (req) => finish(dispatch(store, req)),
+    configure(patch) {
+      store.configure(patch);
+      return structuredClone(store.settings);
+    },
+    settings: () => structuredClone(store.settings),
     snapshot: () => stateView(store),
     reset: () => store.reset(),
     env: (origin) => ({

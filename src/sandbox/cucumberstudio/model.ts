@@ -67,6 +67,10 @@ export interface TestRun {
   createdAt: number;
   updatedAt: number;
   generatingUntil: number;
+  /** Clock value of the last description update (statuses may stay `{}` for a while after it), null if none. */
+  descriptionPatchedAt: number | null;
+  /** Every description the run had, in order (creation first): tests assert marks such as "duplicate of shard 2". */
+  descriptionHistory: string[];
   scenarioIds: number[];
   folderSnapshotId: number;
   snapshots: TestSnapshot[];

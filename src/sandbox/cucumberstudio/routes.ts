@@ -91,8 +91,9 @@ function resolve(ctx: RouteContext): SandboxResponse | null {
     ctx.run = run;
   }
   if (params.tsid !== undefined && ctx.run) {
-    // While tests are generated the whole test sub-tree of the run is locked (list, single test, results).
-    if (store.isGenerating(ctx.run)) return locked(ctx.run, r);
+    // While tests are generated the whole test sub-tree of the run is locked (list, single test, results),
+    // unless the production-like `generationAnswer` lets this request see the tests that exist already.
+    if (store.answersLocked(ctx.run)) return locked(ctx.run, r);
     const snap = store.snapshots.get(params.tsid);
     if (!snap || snap.runId !== ctx.run.id || !store.isReady(snap)) {
       return errorResponse(404, `Test ${params.tsid} not found in test run ${ctx.run.id}`, r);

@@ -97,29 +97,29 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
   if (!known.some((k) => attrs[k] !== undefined)) {
     return errorResponse(422, 'Nothing to update: send description, name, scenario_id or scenario_ids', route);
   }
-  let changed = false;
   if (typeof attrs.name === 'string') {
     run.name = attrs.name;
-    changed = true;
+    run.updatedAt = Date.now();
   }
-  if (attrs.description !== undefined) {
-    run.description = typeof attrs.description === 'string' ? attrs.description : '';
-    changed = true;
-  }
-  if (changed) run.updatedAt = Date.now();
+  if (attrs.description !== undefined) store.setDescription(run, typeof attrs.description === 'string' ? attrs.description : '');
   store.addScenarios(run, toAdd);
   return ok(200, { data: runResource(store, run) }, route);
 }
 
-/** #75 — 423 while the run's tests are generated; never carries scenario linkage. */
+/**
+ * #75 — while the run's tests are generated: 423 (documented), or the tests that exist so far (`generationAnswer`).
+ * Not paginated.
+ */
 export function listSnapshots(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
   const run = ctx.run as TestRun;
-  if (store.isGenerating(run)) return locked(run, route);
+  if (store.answersLocked(run)) return locked(run, route);
   const withResults = ctx.req.query.get('show_step_statuses') === 'true';
   const data: Resource[] = [];
   const included: Resource[] = [];
+  const now = store.now();
   for (const snap of run.snapshots) {
+    if (!store.isReady(snap, now)) continue;
     data.push(snapshotResource(store, snap, { lastResult: withResults }));
     const last = store.latestResult(snap);
     if (withResults && last) included.push(resultResource(store, last));

@@ -6,13 +6,14 @@
  * "generating" while the clock is before `generatingUntil`. Nothing is scheduled; every read compares with the
  * clock, so the state is deterministic for a given clock.
  */
+import { seededRandom } from '../limits';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
+import { checkSettings, type CucumberStudioSettings } from './settings';
 import { normaliseStatus, STATUSES, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
 
 export * from './model';
 
 export interface StoreConfig extends FixtureConfig {
-  generationDelayMs: number;
   /** Monotonic clock (ms) for generation state. */
   now: () => number;
 }
@@ -23,8 +24,22 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly results = new Map<number, TestResult>();
   private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
 
-  constructor(override readonly config: StoreConfig) {
+  /** Drawn once per gated request in `mixed` mode; re-seeded on reset so a scenario replays the same answers. */
+  private random: () => number;
+
+  constructor(
+    override readonly config: StoreConfig,
+    readonly settings: CucumberStudioSettings,
+  ) {
     super(config);
+    this.random = seededRandom(settings.seed);
+  }
+
+  /** Applies a checked settings patch (throws on a bad key or value, leaving the settings unchanged). */
+  configure(patch: object): void {
+    const checked = checkSettings(patch);
+    Object.assign(this.settings, checked);
+    if (checked.seed !== undefined) this.random = seededRandom(checked.seed);
   }
 
   now(): number {
@@ -36,6 +51,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     this.snapshots.clear();
     this.results.clear();
     this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+    this.random = seededRandom(this.settings.seed);
   }
 
   // ---- test runs ----
@@ -48,9 +64,30 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     return now >= snapshot.readyAt;
   }
 
-  /** `{}` while the run's tests are generated; else all seven counters, each test under its latest result. */
+  /**
+   * Whether this request meets the documented 423 (true) or may see the tests that exist so far (false).
+   * Draws from the seeded generator in `mixed` mode, so call it once per request.
+   */
+  answersLocked(run: TestRun): boolean {
+    if (!this.isGenerating(run)) return false;
+    const mode = this.settings.generationAnswer;
+    return mode === '423' || (mode === 'mixed' && this.random() < 0.5);
+  }
+
+  /** How long `statuses` stays `{}` after generation or a description update (see `statusesLagMs`). */
+  statusesLag(): number {
+    const { statusesLagMs, generationAnswer, generationDelayMs } = this.settings;
+    return statusesLagMs ?? (generationAnswer === '423' ? 0 : generationDelayMs);
+  }
+
+  /**
+   * `{}` while the run's tests are generated and for `statusesLag()` after that or after a description update;
+   * else all seven counters, each test under its latest result.
+   */
   statuses(run: TestRun, now = this.now()): Record<string, number> {
     if (this.isGenerating(run, now)) return {};
+    const lag = this.statusesLag();
+    if (lag > 0 && now < Math.max(run.generatingUntil, run.descriptionPatchedAt ?? -Infinity) + lag) return {};
     const counts: Record<string, number> = Object.fromEntries(STATUSES.map((s) => [s, 0]));
     for (const s of run.snapshots) if (this.isReady(s, now)) counts[this.latestStatus(s)]++;
     return counts;
@@ -76,7 +113,9 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
       external: input.external,
       createdAt: wall,
       updatedAt: wall,
-      generatingUntil: now + this.config.generationDelayMs,
+      generatingUntil: now + this.settings.generationDelayMs,
+      descriptionPatchedAt: null,
+      descriptionHistory: [input.description],
       scenarioIds: [],
       folderSnapshotId: 4 * this.base + ++this.seq.folderSnapshot,
       snapshots: [],
@@ -87,15 +126,27 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     return run;
   }
 
+  /** Changes the description; counts as an update for the `statuses` lag. */
+  setDescription(run: TestRun, description: string): void {
+    run.description = description;
+    run.descriptionHistory.push(description);
+    run.descriptionPatchedAt = this.now();
+    run.updatedAt = Date.now();
+  }
+
   /**
    * Adds tests for the scenarios not yet in the run (no duplicates). When anything was added the run
    * re-enters the generating state. Returns the scenario ids actually added.
+   *
+   * The new tests appear one by one, evenly over the generation delay (the last one at its end), the way the
+   * service builds them: with `generationAnswer: 'partial'` a list read meanwhile shows a growing prefix.
    */
   addScenarios(run: TestRun, scenarioIds: number[]): number[] {
     const present = new Set(run.scenarioIds);
     const added: number[] = [];
+    const fresh: TestSnapshot[] = [];
     const now = this.now();
-    const readyAt = now + this.config.generationDelayMs;
+    const delay = this.settings.generationDelayMs;
     for (const sid of scenarioIds) {
       if (present.has(sid)) continue;
       const scenario = this.scenario(sid);
@@ -115,15 +166,17 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
           dataset,
           name: dataset ? `${scenario.name} (${dataset.name})` : scenario.name,
           createdAt: Date.now(),
-          readyAt,
+          readyAt: now + delay,
           results: [],
         };
+        fresh.push(snapshot);
         run.snapshots.push(snapshot);
         this.snapshots.set(snapshot.id, snapshot);
       }
     }
+    fresh.forEach((snapshot, i) => (snapshot.readyAt = now + (delay * (i + 1)) / fresh.length));
     if (added.length > 0) {
-      run.generatingUntil = Math.max(run.generatingUntil, readyAt);
+      run.generatingUntil = Math.max(run.generatingUntil, now + delay);
       run.updatedAt = Date.now();
     }
     return added;
