@@ -7,7 +7,11 @@
  * Choices where the public contract is silent (kept stable, documented here):
  * - Accept is strict: `application/vnd.api+json` with `version=1` is required, else 406 (the spec would
  *   tolerate a missing Accept; the project's issue asks for 406).
- * - While a run is generating, its whole test sub-tree (list, single test, results) answers 423.
+ * - While a run is generating, its whole test sub-tree (list, single test, results) answers 423
+ *   (`generationAnswer: '423'`, the default). Field evidence shows production also answering 200 with the
+ *   tests generated so far: `'partial'` and `'mixed'` (seeded draw per request) model that; the tests then
+ *   appear one by one over the delay.
+ * - Run-time switches (`settings.ts`) are changed with `module.configure(patch)`; a core reset keeps them.
  * - A run with no tests (external, or `scenario_ids: []`) still goes through the generation delay.
  * - Unknown `filter[status]` values answer 400; unknown `include` names are ignored.
  * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
