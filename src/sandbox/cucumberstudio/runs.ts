@@ -108,23 +108,31 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
 
 /**
  * #75 — while the run's tests are generated: 423 (documented), or the tests that exist so far (`generationAnswer`).
- * Not paginated.
+ * Not paginated. Without `include=scenario` there is no scenario linkage (`relationships.scenario` is `{}`, as
+ * documented); with it (field evidence: two real clients use it) each test links its scenario and the scenarios
+ * are in `included`, once each. Other include names are ignored here.
  */
 export function listSnapshots(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
   const run = ctx.run as TestRun;
   if (store.answersLocked(run)) return locked(run, route);
   const withResults = ctx.req.query.get('show_step_statuses') === 'true';
+  const withScenario = includes(ctx.req).has('scenario');
   const data: Resource[] = [];
   const included: Resource[] = [];
+  const scenarios = new Set<number>();
   const now = store.now();
   for (const snap of run.snapshots) {
     if (!store.isReady(snap, now)) continue;
-    data.push(snapshotResource(store, snap, { lastResult: withResults }));
+    data.push(snapshotResource(store, snap, { lastResult: withResults, scenario: withScenario }));
+    if (withScenario && !scenarios.has(snap.scenarioId)) {
+      scenarios.add(snap.scenarioId);
+      included.push(scenarioResource(store, store.scenario(snap.scenarioId) as Scenario));
+    }
     const last = store.latestResult(snap);
     if (withResults && last) included.push(resultResource(store, last));
   }
-  return ok(200, withResults ? { data, included } : { data }, route);
+  return ok(200, withResults || withScenario ? { data, included } : { data }, route);
 }
 
 /** #76 — `include=scenario,dataset,last-result` gives linkage plus top-level `included`. */
