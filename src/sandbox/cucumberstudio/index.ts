@@ -6,7 +6,9 @@
  *
  * Choices where the public contract is silent (kept stable, documented here):
  * - Accept is strict: `application/vnd.api+json` with `version=1` is required, else 406 (the spec would
- *   tolerate a missing Accept; the project's issue asks for 406).
+ *   tolerate a missing Accept; the project's issue asks for 406). `POST /api/auth/sign_in` needs no header.
+ * - 4xx bodies are JSON:API error objects unless `errorBodyStyle` asks for another shape seen in the field
+ *   (`errors.ts`); `deviseAuthErrors` makes credential 401s devise's string array. 5xx keep JSON:API.
  * - While a run is generating, its whole test sub-tree (list, single test, results) answers 423
  *   (`generationAnswer: '423'`, the default). Field evidence shows production also answering 200 with the
  *   tests generated so far: `'partial'` and `'mixed'` (seeded draw per request) model that; the tests then
@@ -16,7 +18,9 @@
  * - Unknown `filter[status]` values answer 400; unknown `include` names are ignored.
  * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
  */
-import type { SandboxRequest, SandboxResponse, ServiceModule } from '../types';
+import type { SandboxResponse, ServiceModule } from '../types';
+import { checkHeaders, isSignIn, signIn, type Credentials } from './auth';
+import { restyle } from './errors';
 import { errorResponse, JSONAPI_MEDIA_TYPE } from './jsonapi';
 import { dispatch } from './routes';
 import { checkSettings, SETTING_DEFAULTS, type CucumberStudioSettings } from './settings';
@@ -24,6 +28,7 @@ import { CucumberStudioStore } from './store';
 import { stateView } from './view';
 
 export type { CucumberStudioStateView } from './view';
+export { acceptsVersion1 } from './auth';
 export type { CucumberStudioSettings, ErrorBodyStyle, ErrorBodyStyles, GenerationAnswer } from './settings';
 
 /** Fixtures and credentials (fixed at creation) plus the initial value of every run-time setting (`settings.ts`). */
@@ -34,6 +39,8 @@ export interface CucumberStudioSandboxOptions extends Partial<CucumberStudioSett
   accessToken?: string;
   /** Default: a fixed 22-character client id. */
   client?: string;
+  /** Password of the `uid` account for `POST /api/auth/sign_in`. Default `sandbox-password`. */
+  password?: string;
   /** The one project. Default 1 (named `Web shop`). */
   projectId?: number;
   projectName?: string;
@@ -51,6 +58,7 @@ export const CUCUMBERSTUDIO_DEFAULTS = {
   uid: 'ci-bot@example.com',
   accessToken: 'sbx7Kd2LmQ0pRt-YvW4kJa',
   client: 'sbxCl_9sLpXe2Vb-Ma0nRg',
+  password: 'sandbox-password',
   projectId: 1,
   projectName: 'Web shop',
   scenarioCount: 5000,
@@ -64,23 +72,6 @@ export interface CucumberStudioModule extends ServiceModule {
   configure(patch: Partial<CucumberStudioSettings>): CucumberStudioSettings;
   /** A copy of the current settings. */
   settings(): CucumberStudioSettings;
-}
-
-const EXPECTED_ACCEPT = 'application/vnd.api+json; version=1';
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
-
-/** True when one of the Accept entries is `application/vnd.api+json` with `version=1` (case/spacing tolerant). */
-export function acceptsVersion1(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((entry) => {
-    const [type, ...params] = entry.split(';').map((s) => s.trim().toLowerCase());
-    if (type !== JSONAPI_MEDIA_TYPE) return false;
-    return params.some((p) => /^version\s*=\s*"?\s*1\s*"?$/.test(p));
-  });
 }
 
 export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): CucumberStudioModule {
@@ -102,29 +93,17 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
   // Tokens live one year and are not rotated: the expiry of "the token in use" is fixed at issue time.
   const expiry = String(Math.floor(Date.now() / 1000) + 365 * 24 * 3600);
 
-  const finish = (answer: SandboxResponse): SandboxResponse => ({
-    ...answer,
-    headers: { 'content-type': JSONAPI_MEDIA_TYPE, expiry, ...(answer.headers ?? {}) },
-  });
+  const creds: Credentials = { uid: o.uid, accessToken: o.accessToken, client: o.client, password: o.password };
+
+  const finish = (answer: SandboxResponse): SandboxResponse =>
+    restyle({ ...answer, headers: { 'content-type': JSONAPI_MEDIA_TYPE, expiry, ...(answer.headers ?? {}) } }, store.settings.errorBodyStyle);
 
   return {
     name: 'cucumberstudio',
     matches: (rawPath) => rawPath === '/api' || rawPath.startsWith('/api/'),
     authenticate(req) {
-      const uid = header(req, 'uid');
-      const token = header(req, 'access-token');
-      const client = header(req, 'client');
-      if (uid !== o.uid || token !== o.accessToken || client !== o.client) {
-        const missing = [['uid', uid], ['access-token', token], ['client', client]].filter(([, v]) => !v).map(([k]) => k);
-        const detail = missing.length > 0
-          ? `Missing credential header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. Send uid, access-token and client.`
-          : 'Invalid credentials: check uid, access-token and client';
-        return finish(errorResponse(401, detail, 'auth'));
-      }
-      if (!acceptsVersion1(header(req, 'accept'))) {
-        return finish(errorResponse(406, `The Accept header must be "${EXPECTED_ACCEPT}" (API version 1).`, 'auth'));
-      }
-      return null;
+      const refused = checkHeaders(req, creds, store.settings.deviseAuthErrors);
+      return refused ? finish(refused) : null;
     },
     rateLimitKey: (_req, remoteAddress) => remoteAddress, // per client IP (spec §1.6)
     rateLimitResponse: (waitSeconds) =>
@@ -133,7 +112,7 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
         headers: { 'Retry-After': String(waitSeconds) },
       }),
     faultResponse: () => finish(errorResponse(503, 'Please try again.', 'fault')),
-    handle: (req) => finish(dispatch(store, req)),
+    handle: (req) => finish(isSignIn(req) ? signIn(req, creds, expiry) : dispatch(store, req)),
     configure(patch) {
       store.configure(patch);
       return structuredClone(store.settings);
