@@ -21,6 +21,7 @@
 import type { SandboxResponse, ServiceModule } from '../types';
 import { checkHeaders, isSignIn, signIn, type Credentials } from './auth';
 import { restyle } from './errors';
+import { checkStepPlan, type StepPlan } from './fixtures';
 import { errorResponse, JSONAPI_MEDIA_TYPE } from './jsonapi';
 import { dispatch } from './routes';
 import { checkSettings, SETTING_DEFAULTS, type CucumberStudioSettings } from './settings';
@@ -29,6 +30,7 @@ import { stateView } from './view';
 
 export type { CucumberStudioStateView } from './view';
 export { acceptsVersion1 } from './auth';
+export type { StepPlan } from './fixtures';
 export type { CucumberStudioSettings, ErrorBodyStyle, ErrorBodyStyles, GenerationAnswer } from './settings';
 
 /** Fixtures and credentials (fixed at creation) plus the initial value of every run-time setting (`settings.ts`). */
@@ -44,8 +46,18 @@ export interface CucumberStudioSandboxOptions extends Partial<CucumberStudioSett
   /** The one project. Default 1 (named `Web shop`). */
   projectId?: number;
   projectName?: string;
-  /** Scenarios 1..scenarioCount named `Scenario <id>` (computed on demand). Default 5000. */
+  /**
+   * Scenarios 1..scenarioCount named `Scenario <id>`, with a description and a definition (computed on demand,
+   * so 20,000 cost nothing until listed; the list then weighs ~0.7 kB per scenario). Default 5000.
+   */
   scenarioCount?: number;
+  /**
+   * Scenario id → its steps: a count of plain steps, or per top-level step the number of test steps it expands
+   * to (n > 1 = an action-word call), e.g. `{ 3: 5, 4: [1, 2, 1] }`. Default for the others: `defaultSteps`.
+   */
+  scenarioSteps?: Record<number, StepPlan>;
+  /** Steps of every other scenario. Default 3 (Given …, When …, result Then …). */
+  defaultSteps?: StepPlan;
   /** Scenario id → dataset names; a run gets one test per dataset. Default `{7: ['visa','mastercard'], 8: ['small','large']}`. */
   datasetScenarios?: Record<number, string[]>;
   /** Scenario id → name overriding `Scenario <id>`. Default `{11: 'Checkout works', 12: 'Checkout works'}`. */
@@ -64,6 +76,8 @@ export const CUCUMBERSTUDIO_DEFAULTS = {
   scenarioCount: 5000,
   datasetScenarios: { 7: ['visa', 'mastercard'], 8: ['small', 'large'] } as Record<number, string[]>,
   duplicateNames: { 11: 'Checkout works', 12: 'Checkout works' } as Record<number, string>,
+  scenarioSteps: {} as Record<number, StepPlan>,
+  defaultSteps: 3 as StepPlan,
 };
 
 /** The module plus its run-time switches (reach it with `sandbox.modules.find((m) => m.name === 'cucumberstudio')`). */
@@ -86,6 +100,8 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
       scenarioCount: o.scenarioCount,
       datasetScenarios: o.datasetScenarios,
       duplicateNames: o.duplicateNames,
+      scenarioSteps: Object.fromEntries(Object.entries(o.scenarioSteps).map(([id, p]) => [id, checkStepPlan(p, `scenarioSteps[${id}]`)])),
+      defaultSteps: checkStepPlan(o.defaultSteps, 'defaultSteps'),
       now: options.now ?? (() => performance.now()),
     },
     { ...SETTING_DEFAULTS, ...initial },
