@@ -71,9 +71,10 @@ export function getRun(ctx: RouteContext): SandboxResponse {
 }
 
 /**
- * #63 — change name/description and/or add scenarios (`scenario_id` or `scenario_ids`). Only scenarios not
- * yet in the run get tests; when some are added the run is generating again (test list 423, statuses `{}`).
- * Everything is validated before anything is applied.
+ * #63 — change the description and/or add scenarios (`scenario_id` or `scenario_ids`), as documented; `name` is
+ * also accepted (undocumented, kept for compatibility). Only scenarios not yet in the run get tests; when some are
+ * added the run is generating again (test list 423, statuses `{}`). Everything is validated before anything is
+ * applied. Answer: `patchRunStatus` / `patchRunData`.
  */
 export function patchRun(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
@@ -103,7 +104,14 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
   }
   if (attrs.description !== undefined) store.setDescription(run, typeof attrs.description === 'string' ? attrs.description : '');
   store.addScenarios(run, toAdd);
-  return ok(200, { data: runResource(store, run) }, route);
+  // The reference shows 201 for a description update and an array `data` for adding scenarios; clients must
+  // take either (field evidence), so the answer's shape is a switch.
+  const scenariosSent = attrs.scenario_id !== undefined || attrs.scenario_ids !== undefined;
+  const { patchRunStatus, patchRunData } = store.settings;
+  const status = patchRunStatus === 'documented' ? (scenariosSent ? 200 : 201) : patchRunStatus;
+  const resource = runResource(store, run);
+  const asArray = patchRunData === 'array' || (patchRunData === 'documented' && scenariosSent);
+  return ok(status, { data: asArray ? [resource] : resource }, route);
 }
 
 /**

@@ -7,6 +7,8 @@ export interface CucumberStudioStateView {
     id: number;
     name: string;
     description: string;
+    /** Every description the run had, creation first (one entry per PATCH that sent `description`). */
+    descriptionHistory: string[];
     archived: boolean;
     /** True while the run's tests are generated (test list answers 423). */
     generating: boolean;
@@ -33,6 +35,7 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
       id: run.id,
       name: run.name,
       description: run.description,
+      descriptionHistory: run.descriptionHistory.slice(),
       archived: run.archived,
       generating: store.isGenerating(run, now),
       scenarioIds: run.scenarioIds.slice(),
