@@ -38,7 +38,14 @@ export interface TestResult {
   status: Status;
   statusAuthor: string;
   description: string | null;
+  /** As the service shows them (`step-statuses.ts`). */
   stepStatuses: Status[];
+  /** `step-statuses` exactly as sent (undefined when absent). */
+  stepStatusesSent: unknown;
+  /** How the service read them: per test step, per scenario step (shorter than the test), or none sent. */
+  stepReading: 'none' | 'test-level' | 'scenario-level';
+  /** Sent values that are not statuses (stored as `undefined`). */
+  unknownStepStatuses: unknown[];
   createdAt: number;
   updatedAt: number;
 }

@@ -1,11 +1,12 @@
 /**
  * Routing of the CucumberStudio stand-in: path templates below `/api`, project/run/snapshot lookups shared
- * by all nested routes, and the fixture (project, scenario, dataset) handlers. Run, test and result handlers
- * live in `runs.ts`.
+ * by all nested routes, and the fixture (project, scenario, dataset) handlers. Run and test handlers live in
+ * `runs.ts`, result handlers in `routes-results.ts`.
  */
 import type { SandboxRequest, SandboxResponse } from '../types';
 import { datasetResource, errorResponse, folderResource, ok, projectResource, scenarioResource } from './jsonapi';
-import { createRun, listRuns, archiveRuns, getRun, patchRun, listSnapshots, getSnapshot, postResult, patchResult } from './runs';
+import { createRun, listRuns, archiveRuns, getRun, patchRun, listSnapshots, getSnapshot } from './runs';
+import { postResult, patchResult } from './routes-results';
 import { includes, locked, type RouteContext } from './context';
 import type { CucumberStudioStore, Scenario } from './store';
 

@@ -1,14 +1,14 @@
 /**
- * Test runs (#59–63), tests (#75–76) and test results (#84–85) of the CucumberStudio stand-in.
+ * Test runs (#59–63) and tests (#75–76) of the CucumberStudio stand-in (results: `routes-results.ts`).
  * Lookups (project, run, snapshot), the 423 gate of the test sub-tree and body-parse errors are handled
  * by `routes.ts` before these handlers run.
  */
 import type { SandboxResponse } from '../types';
-import { attributesOf, includes, locked, parseScenarioIds, type RouteContext } from './context';
+import { attributesOf, includes, locked, MISSING_ATTRIBUTES, parseScenarioIds, type RouteContext } from './context';
 import { errorResponse, ok, resultResource, runResource, scenarioResource, snapshotResource, datasetResource, type Resource } from './jsonapi';
-import { normaliseStatus, type Scenario, type TestRun, type TestSnapshot } from './store';
+import { passRate } from './routes-results';
+import type { Scenario, TestRun, TestSnapshot } from './store';
 
-const MISSING_ATTRIBUTES = 'Request body must be a JSON:API document: {"data":{"attributes":{...}}}';
 
 function isTrue(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 'true';
@@ -157,51 +157,4 @@ export function getSnapshot(ctx: RouteContext): SandboxResponse {
   const last = store.latestResult(snap);
   if (want.lastResult && last) included.push(resultResource(store, last));
   return ok(200, { data, included }, route);
-}
-
-/** Percentage of `passed` among passed/failed/blocked results within the last 10 of those (filter first). */
-function passRate(snap: TestSnapshot): string {
-  const relevant = snap.results.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'blocked').slice(-10);
-  if (relevant.length === 0) return '';
-  return String(Math.round((100 * relevant.filter((r) => r.status === 'passed').length) / relevant.length));
-}
-
-/** #84 — `status`, `status-author` and `description` are mandatory keys (description may be ""). */
-export function postResult(ctx: RouteContext): SandboxResponse {
-  const { store, route } = ctx;
-  const snap = ctx.snapshot as TestSnapshot;
-  const attrs = attributesOf(ctx.req.body);
-  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
-  const missing = ['status', 'status-author', 'description'].filter((k) => attrs[k] === undefined);
-  if (missing.length > 0) return errorResponse(422, `Missing mandatory attribute${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, route);
-  if (typeof attrs['status-author'] !== 'string') return errorResponse(422, 'status-author must be a string', route);
-  if (attrs.description !== null && typeof attrs.description !== 'string') return errorResponse(422, 'description must be a string', route);
-  const result = store.addResult(snap, {
-    status: attrs.status,
-    statusAuthor: attrs['status-author'],
-    description: attrs.description,
-    stepStatuses: attrs['step-statuses'],
-  });
-  return ok(201, { data: resultResource(store, result), included: [snapshotResource(store, snap)] }, route);
-}
-
-/** #85 — any subset of status / status-author / description; unknown status → `undefined`. */
-export function patchResult(ctx: RouteContext): SandboxResponse {
-  const { store, route } = ctx;
-  const snap = ctx.snapshot as TestSnapshot;
-  const result = store.results.get(ctx.params.rid);
-  if (!result || result.snapshotId !== snap.id) return errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, route);
-  const attrs = attributesOf(ctx.req.body);
-  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
-  if (attrs['status-author'] !== undefined && typeof attrs['status-author'] !== 'string') {
-    return errorResponse(422, 'status-author must be a string', route);
-  }
-  if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
-    return errorResponse(422, 'description must be a string', route);
-  }
-  if (attrs.status !== undefined) result.status = normaliseStatus(attrs.status);
-  if (typeof attrs['status-author'] === 'string') result.statusAuthor = attrs['status-author'];
-  if (attrs.description !== undefined) result.description = attrs.description as string | null;
-  result.updatedAt = Date.now();
-  return ok(200, { data: resultResource(store, result) }, route);
 }

@@ -9,6 +9,7 @@
 import { seededRandom } from '../limits';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
 import { checkSettings, type CucumberStudioSettings } from './settings';
+import { mapStepStatuses } from './step-statuses';
 import { normaliseStatus, STATUSES, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
 
 export * from './model';
@@ -197,23 +198,19 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
 
   // ---- test results ----
 
-  /** Step statuses, sanitised as in spec §3.13 (no action words here: one test step per scenario step). */
-  sanitiseStepStatuses(snapshot: TestSnapshot, value: unknown): Status[] {
-    if (!Array.isArray(value)) return [];
-    const scenario = this.scenario(snapshot.scenarioId) as Scenario;
-    const total = this.steps(scenario, snapshot.dataset).length;
-    return value.slice(0, total).map(normaliseStatus);
-  }
-
   addResult(snapshot: TestSnapshot, input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown }): TestResult {
     const wall = Date.now();
+    const mapped = mapStepStatuses(this.stepPlan(this.scenario(snapshot.scenarioId) as Scenario), input.stepStatuses);
     const result: TestResult = {
       id: 5 * this.base + ++this.seq.result,
       snapshotId: snapshot.id,
       status: normaliseStatus(input.status),
       statusAuthor: input.statusAuthor,
       description: input.description,
-      stepStatuses: this.sanitiseStepStatuses(snapshot, input.stepStatuses),
+      stepStatuses: mapped.shown,
+      stepStatusesSent: input.stepStatuses === undefined ? undefined : structuredClone(input.stepStatuses),
+      stepReading: mapped.reading,
+      unknownStepStatuses: mapped.unknown,
       createdAt: wall,
       updatedAt: wall,
     };

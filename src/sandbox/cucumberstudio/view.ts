@@ -1,5 +1,5 @@
 /** Plain-JSON view of the CucumberStudio stand-in's state (`snapshot()`), for tests, the demo and the bench. */
-import type { CucumberStudioStore } from './store';
+import type { CucumberStudioStore, Scenario } from './store';
 
 export interface CucumberStudioStateView {
   projects: Array<{ id: number; name: string }>;
@@ -22,7 +22,23 @@ export interface CucumberStudioStateView {
       datasetId: number | null;
       datasetName: string | null;
       name: string;
-      results: Array<{ id: number; status: string; statusAuthor: string; description: string | null; createdAt: string }>;
+      /** Steps of the test (`definition-json.steps`). */
+      stepCount: number;
+      results: Array<{
+        id: number;
+        status: string;
+        statusAuthor: string;
+        description: string | null;
+        createdAt: string;
+        /** `step-statuses` as the service shows them. */
+        stepStatuses: string[];
+        /** `step-statuses` exactly as the client sent them (absent when not sent). */
+        stepStatusesSent?: unknown;
+        /** `test-level` (one per step, extra dropped), `scenario-level` (shorter: expanded, rest undefined) or `none`. */
+        stepReading: string;
+        /** Sent values that are not statuses (shown as `undefined`). */
+        unknownStepStatuses: unknown[];
+      }>;
     }>;
   }>;
 }
@@ -48,12 +64,17 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
           datasetId: s.dataset?.id ?? null,
           datasetName: s.dataset?.name ?? null,
           name: s.name,
+          stepCount: store.steps(store.scenario(s.scenarioId) as Scenario, s.dataset).length,
           results: s.results.map((r) => ({
             id: r.id,
             status: r.status,
             statusAuthor: r.statusAuthor,
             description: r.description,
             createdAt: new Date(r.createdAt).toISOString(),
+            stepStatuses: r.stepStatuses.slice(),
+            ...(r.stepStatusesSent === undefined ? {} : { stepStatusesSent: structuredClone(r.stepStatusesSent) }),
+            stepReading: r.stepReading,
+            unknownStepStatuses: structuredClone(r.unknownStepStatuses),
           })),
         })),
     })),
