@@ -2,7 +2,7 @@
  * CucumberStudio (Hiptest) public API v1 stand-in for the sandbox core (see
  * /work/shared/spec/cucumberstudio-api.md). The core owns latency, rate limiting (lock-out mode), fault
  * injection, resets, outages and counting; this module models the service: strict headers, JSON:API
- * documents, test runs whose tests are generated asynchronously (423 meanwhile), tests and results.
+ * documents, test runs whose tests are generated asynchronously (423 meanwhile), tests, results, attachments.
  *
  * Choices where the public contract is silent (kept stable, documented here):
  * - Accept is strict: `application/vnd.api+json` with `version=1` is required, else 406 (the spec would
@@ -17,6 +17,8 @@
  * - A run with no tests (external, or `scenario_ids: []`) still goes through the generation delay.
  * - Unknown `filter[status]` values answer 400; unknown `include` names are ignored.
  * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
+ * - Evidence: results keep `step-statuses` as sent and as shown (`step-statuses.ts`); result attachments can be
+ *   uploaded (multipart `file`, 200) and listed (`attachments.ts`); downloading them is not served.
  */
 import type { SandboxResponse, ServiceModule } from '../types';
 import { checkHeaders, isSignIn, signIn, type Credentials } from './auth';
@@ -86,6 +88,8 @@ export interface CucumberStudioModule extends ServiceModule {
   configure(patch: Partial<CucumberStudioSettings>): CucumberStudioSettings;
   /** A copy of the current settings. */
   settings(): CucumberStudioSettings;
+  /** The bytes of an uploaded attachment (state() lists ids, sizes and sha256 only). */
+  attachmentBytes(id: number): Buffer | undefined;
 }
 
 export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): CucumberStudioModule {
@@ -128,12 +132,16 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
         headers: { 'Retry-After': String(waitSeconds) },
       }),
     faultResponse: () => finish(errorResponse(503, 'Please try again.', 'fault')),
-    handle: (req) => finish(isSignIn(req) ? signIn(req, creds, expiry) : dispatch(store, req)),
+    handle: async (req) => finish(isSignIn(req) ? signIn(req, creds, expiry) : await dispatch(store, req)),
     configure(patch) {
       store.configure(patch);
       return structuredClone(store.settings);
     },
     settings: () => structuredClone(store.settings),
+    attachmentBytes: (id) => {
+      const bytes = store.attachments.get(id)?.bytes;
+      return bytes ? Buffer.from(bytes) : undefined;
+    },
     snapshot: () => stateView(store),
     reset: () => store.reset(),
     env: (origin) => ({

@@ -46,8 +46,23 @@ export interface TestResult {
   stepReading: 'none' | 'test-level' | 'scenario-level';
   /** Sent values that are not statuses (stored as `undefined`). */
   unknownStepStatuses: unknown[];
+  attachments: Attachment[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** A file uploaded to a test result (multipart part `file`). */
+export interface Attachment {
+  id: number;
+  resultId: number;
+  fileName: string;
+  size: number;
+  contentType: string;
+  sha256: string;
+  bytes: Buffer;
+  /** Where the module read the upload from: the core's raw bytes, or (older core) its UTF-8 `rawBody` text. */
+  bytesSource: 'rawBytes' | 'rawBody';
+  createdAt: number;
 }
 
 export interface TestSnapshot {

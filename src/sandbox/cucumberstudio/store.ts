@@ -6,11 +6,12 @@
  * "generating" while the clock is before `generatingUntil`. Nothing is scheduled; every read compares with the
  * clock, so the state is deterministic for a given clock.
  */
+import { createHash } from 'node:crypto';
 import { seededRandom } from '../limits';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
 import { checkSettings, type CucumberStudioSettings } from './settings';
 import { mapStepStatuses } from './step-statuses';
-import { normaliseStatus, STATUSES, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
+import { normaliseStatus, STATUSES, type Attachment, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
 
 export * from './model';
 
@@ -23,7 +24,8 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly runs = new Map<number, TestRun>();
   readonly snapshots = new Map<number, TestSnapshot>();
   readonly results = new Map<number, TestResult>();
-  private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+  readonly attachments = new Map<number, Attachment>();
+  private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
 
   /** Drawn once per gated request in `mixed` mode; re-seeded on reset so a scenario replays the same answers. */
   private random: () => number;
@@ -51,7 +53,8 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     this.runs.clear();
     this.snapshots.clear();
     this.results.clear();
-    this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+    this.attachments.clear();
+    this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
     this.random = seededRandom(this.settings.seed);
   }
 
@@ -211,6 +214,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
       stepStatusesSent: input.stepStatuses === undefined ? undefined : structuredClone(input.stepStatuses),
       stepReading: mapped.reading,
       unknownStepStatuses: mapped.unknown,
+      attachments: [],
       createdAt: wall,
       updatedAt: wall,
     };
@@ -219,5 +223,20 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     const run = this.runs.get(snapshot.runId);
     if (run) run.updatedAt = wall;
     return result;
+  }
+
+  /** Stores an uploaded file on a result. */
+  addAttachment(result: TestResult, file: Omit<Attachment, 'id' | 'resultId' | 'size' | 'sha256' | 'createdAt'>): Attachment {
+    const attachment: Attachment = {
+      ...file,
+      id: 6 * this.base + ++this.seq.attachment,
+      resultId: result.id,
+      size: file.bytes.length,
+      sha256: createHash('sha256').update(file.bytes).digest('hex'),
+      createdAt: Date.now(),
+    };
+    result.attachments.push(attachment);
+    this.attachments.set(attachment.id, attachment);
+    return attachment;
   }
 }

@@ -38,6 +38,8 @@ export interface CucumberStudioStateView {
         stepReading: string;
         /** Sent values that are not statuses (shown as `undefined`). */
         unknownStepStatuses: unknown[];
+        /** Files uploaded to the result (bytes: `module.attachmentBytes(id)`). */
+        attachments: Array<{ id: number; fileName: string; size: number; contentType: string; sha256: string; bytesSource: string }>;
       }>;
     }>;
   }>;
@@ -75,6 +77,7 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
             ...(r.stepStatusesSent === undefined ? {} : { stepStatusesSent: structuredClone(r.stepStatusesSent) }),
             stepReading: r.stepReading,
             unknownStepStatuses: structuredClone(r.unknownStepStatuses),
+            attachments: r.attachments.map(({ id, fileName, size, contentType, sha256, bytesSource }) => ({ id, fileName, size, contentType, sha256, bytesSource })),
           })),
         })),
     })),
