@@ -43,7 +43,9 @@ export function attachmentResource(ctx: RouteContext, a: Attachment): Resource {
 function resultOf(ctx: RouteContext): { result: TestResult } | { error: SandboxResponse } {
   const snap = ctx.snapshot as TestSnapshot;
   const result = ctx.store.results.get(ctx.params.rid);
-  if (!result || result.snapshotId !== snap.id) return { error: errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, ctx.route) };
+  if (!result || result.snapshotId !== snap.id) {
+    return { error: errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, ctx.route) };
+  }
   return { result };
 }
 
@@ -60,7 +62,8 @@ export async function uploadAttachment(ctx: RouteContext): Promise<SandboxRespon
   if ('error' in found) return found.error;
   const contentType = String(ctx.req.headers['content-type'] ?? '');
   if (!isMultipart(ctx.req)) {
-    return errorResponse(400, `Upload the file as multipart/form-data in a part named "file" (got content-type "${contentType || 'none'}")`, ctx.route);
+    const got = contentType || 'none';
+    return errorResponse(400, `Upload the file as multipart/form-data in a part named "file" (got content-type "${got}")`, ctx.route);
   }
   const { bytes, source } = bodyBytes(ctx.req);
   let form: FormData;

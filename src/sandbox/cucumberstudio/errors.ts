@@ -22,7 +22,11 @@ export function deviseError(status: number, message: string, route: string): San
 function messagesOf(body: unknown): string[] {
   const errors = (body as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors)) return [];
-  return errors.map((e) => (typeof e === 'string' ? e : String((e as { detail?: unknown; title?: unknown }).detail ?? (e as { title?: unknown }).title ?? '')));
+  return errors.map((e) => {
+    if (typeof e === 'string') return e;
+    const { detail, title } = (e ?? {}) as { detail?: unknown; title?: unknown };
+    return String(detail ?? title ?? '');
+  });
 }
 
 /** The answer with its 4xx body in the configured style (`jsonapi` keeps the native body). */

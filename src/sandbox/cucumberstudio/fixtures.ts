@@ -29,7 +29,9 @@ export type Step = { action: string } | { result: string };
 export function checkStepPlan(plan: unknown, where: string): StepPlan {
   const whole = (v: unknown, min: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= 1000;
   if (whole(plan, 0) || (Array.isArray(plan) && plan.length <= 1000 && plan.every((n) => whole(n, 1)))) return plan as StepPlan;
-  throw new Error(`cucumberstudio sandbox: ${where} must be a step count (0..1000) or an array of per-step expansions (each >= 1), got ${JSON.stringify(plan)}`);
+  throw new Error(
+    `cucumberstudio sandbox: ${where} must be a step count (0..1000) or an array of per-step expansions (each >= 1), got ${JSON.stringify(plan)}`,
+  );
 }
 
 // Word lists for deterministic, realistic-looking scenario descriptions (sizes are co-prime: varied combinations).

@@ -11,7 +11,17 @@ import { seededRandom } from '../limits';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
 import { checkSettings, type CucumberStudioSettings } from './settings';
 import { mapStepStatuses } from './step-statuses';
-import { normaliseStatus, STATUSES, type Attachment, type Dataset, type Scenario, type Status, type TestResult, type TestRun, type TestSnapshot } from './model';
+import {
+  normaliseStatus,
+  STATUSES,
+  type Attachment,
+  type Dataset,
+  type Scenario,
+  type Status,
+  type TestResult,
+  type TestRun,
+  type TestSnapshot,
+} from './model';
 
 export * from './model';
 
