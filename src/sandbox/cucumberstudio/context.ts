@@ -30,6 +30,8 @@ export function includes(req: SandboxRequest): Set<string> {
 }
 
 
+export const MISSING_ATTRIBUTES = 'Request body must be a JSON:API document: {"data":{"attributes":{...}}}';
+
 /** `data.attributes` of a JSON:API request body, or null when the body does not have that shape. */
 export function attributesOf(body: unknown): Record<string, unknown> | null {
   if (!isObject(body) || !isObject(body.data) || !isObject(body.data.attributes)) return null;

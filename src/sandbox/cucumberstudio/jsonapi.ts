@@ -70,7 +70,7 @@ export function scenarioResource(store: CucumberStudioStore, scenario: Scenario)
     attributes: {
       ...audit(FIXTURE_TIME, FIXTURE_TIME, store.config.uid),
       name: scenario.name,
-      description: '',
+      description: store.description(scenario),
       'folder-id': store.rootFolderId,
       definition: store.definition(scenario),
       errors: [],

@@ -1,15 +1,17 @@
 /**
  * Routing of the CucumberStudio stand-in: path templates below `/api`, project/run/snapshot lookups shared
- * by all nested routes, and the fixture (project, scenario, dataset) handlers. Run, test and result handlers
- * live in `runs.ts`.
+ * by all nested routes, and the fixture (project, scenario, dataset) handlers. Run and test handlers live in
+ * `runs.ts`, result handlers in `routes-results.ts`.
  */
 import type { SandboxRequest, SandboxResponse } from '../types';
 import { datasetResource, errorResponse, folderResource, ok, projectResource, scenarioResource } from './jsonapi';
-import { createRun, listRuns, archiveRuns, getRun, patchRun, listSnapshots, getSnapshot, postResult, patchResult } from './runs';
+import { createRun, listRuns, archiveRuns, getRun, patchRun, listSnapshots, getSnapshot } from './runs';
+import { postResult, patchResult } from './routes-results';
+import { isMultipart, listAttachments, uploadAttachment } from './attachments';
 import { includes, locked, type RouteContext } from './context';
 import type { CucumberStudioStore, Scenario } from './store';
 
-type Handler = (ctx: RouteContext) => SandboxResponse;
+type Handler = (ctx: RouteContext) => SandboxResponse | Promise<SandboxResponse>;
 
 interface Route {
   method: string;
@@ -45,6 +47,8 @@ const ROUTES: Route[] = [
   route('GET', TS, getSnapshot),
   route('POST', `${TS}/test_results`, postResult),
   route('PATCH', `${TS}/test_results/:rid`, patchResult),
+  route('GET', `${TS}/test_results/:rid/attachments`, listAttachments),
+  route('POST', `${TS}/test_results/:rid/attachments`, uploadAttachment),
 ];
 
 function match(r: Route, segments: string[]): Record<string, number> | null {
@@ -61,7 +65,7 @@ function match(r: Route, segments: string[]): Record<string, number> | null {
 }
 
 /** Serves one authenticated request below `/api`. */
-export function dispatch(store: CucumberStudioStore, req: SandboxRequest): SandboxResponse {
+export function dispatch(store: CucumberStudioStore, req: SandboxRequest): SandboxResponse | Promise<SandboxResponse> {
   let path = req.rawPath.slice('/api'.length);
   if (path.endsWith('/')) path = path.slice(0, -1);
   const segments = path === '' ? [] : path.split('/').slice(1);
@@ -91,15 +95,17 @@ function resolve(ctx: RouteContext): SandboxResponse | null {
     ctx.run = run;
   }
   if (params.tsid !== undefined && ctx.run) {
-    // While tests are generated the whole test sub-tree of the run is locked (list, single test, results).
-    if (store.isGenerating(ctx.run)) return locked(ctx.run, r);
+    // While tests are generated the whole test sub-tree of the run is locked (list, single test, results),
+    // unless the production-like `generationAnswer` lets this request see the tests that exist already.
+    if (store.answersLocked(ctx.run)) return locked(ctx.run, r);
     const snap = store.snapshots.get(params.tsid);
     if (!snap || snap.runId !== ctx.run.id || !store.isReady(snap)) {
       return errorResponse(404, `Test ${params.tsid} not found in test run ${ctx.run.id}`, r);
     }
     ctx.snapshot = snap;
   }
-  if ((ctx.req.method === 'POST' || ctx.req.method === 'PATCH') && ctx.req.bodyParseError) {
+  // Multipart bodies (attachments) are not JSON: the core's parse error does not apply to them.
+  if ((ctx.req.method === 'POST' || ctx.req.method === 'PATCH') && ctx.req.bodyParseError && !isMultipart(ctx.req)) {
     return errorResponse(400, `Request body is not valid JSON: ${ctx.req.bodyParseError}`, r);
   }
   return null;

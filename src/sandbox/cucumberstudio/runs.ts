@@ -1,14 +1,14 @@
 /**
- * Test runs (#59–63), tests (#75–76) and test results (#84–85) of the CucumberStudio stand-in.
+ * Test runs (#59–63) and tests (#75–76) of the CucumberStudio stand-in (results: `routes-results.ts`).
  * Lookups (project, run, snapshot), the 423 gate of the test sub-tree and body-parse errors are handled
  * by `routes.ts` before these handlers run.
  */
 import type { SandboxResponse } from '../types';
-import { attributesOf, includes, locked, parseScenarioIds, type RouteContext } from './context';
+import { attributesOf, includes, locked, MISSING_ATTRIBUTES, parseScenarioIds, type RouteContext } from './context';
 import { errorResponse, ok, resultResource, runResource, scenarioResource, snapshotResource, datasetResource, type Resource } from './jsonapi';
-import { normaliseStatus, type Scenario, type TestRun, type TestSnapshot } from './store';
+import { passRate } from './routes-results';
+import type { Scenario, TestRun, TestSnapshot } from './store';
 
-const MISSING_ATTRIBUTES = 'Request body must be a JSON:API document: {"data":{"attributes":{...}}}';
 
 function isTrue(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 'true';
@@ -71,9 +71,10 @@ export function getRun(ctx: RouteContext): SandboxResponse {
 }
 
 /**
- * #63 — change name/description and/or add scenarios (`scenario_id` or `scenario_ids`). Only scenarios not
- * yet in the run get tests; when some are added the run is generating again (test list 423, statuses `{}`).
- * Everything is validated before anything is applied.
+ * #63 — change the description and/or add scenarios (`scenario_id` or `scenario_ids`), as documented; `name` is
+ * also accepted (undocumented, kept for compatibility). Only scenarios not yet in the run get tests; when some are
+ * added the run is generating again (test list 423, statuses `{}`). Everything is validated before anything is
+ * applied. Answer: `patchRunStatus` / `patchRunData`.
  */
 export function patchRun(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
@@ -97,34 +98,49 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
   if (!known.some((k) => attrs[k] !== undefined)) {
     return errorResponse(422, 'Nothing to update: send description, name, scenario_id or scenario_ids', route);
   }
-  let changed = false;
   if (typeof attrs.name === 'string') {
     run.name = attrs.name;
-    changed = true;
+    run.updatedAt = Date.now();
   }
-  if (attrs.description !== undefined) {
-    run.description = typeof attrs.description === 'string' ? attrs.description : '';
-    changed = true;
-  }
-  if (changed) run.updatedAt = Date.now();
+  if (attrs.description !== undefined) store.setDescription(run, typeof attrs.description === 'string' ? attrs.description : '');
   store.addScenarios(run, toAdd);
-  return ok(200, { data: runResource(store, run) }, route);
+  // The reference shows 201 for a description update and an array `data` for adding scenarios; clients must
+  // take either (field evidence), so the answer's shape is a switch.
+  const scenariosSent = attrs.scenario_id !== undefined || attrs.scenario_ids !== undefined;
+  const { patchRunStatus, patchRunData } = store.settings;
+  const status = patchRunStatus === 'documented' ? (scenariosSent ? 200 : 201) : patchRunStatus;
+  const resource = runResource(store, run);
+  const asArray = patchRunData === 'array' || (patchRunData === 'documented' && scenariosSent);
+  return ok(status, { data: asArray ? [resource] : resource }, route);
 }
 
-/** #75 — 423 while the run's tests are generated; never carries scenario linkage. */
+/**
+ * #75 — while the run's tests are generated: 423 (documented), or the tests that exist so far (`generationAnswer`).
+ * Not paginated. Without `include=scenario` there is no scenario linkage (`relationships.scenario` is `{}`, as
+ * documented); with it (field evidence: two real clients use it) each test links its scenario and the scenarios
+ * are in `included`, once each. Other include names are ignored here.
+ */
 export function listSnapshots(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
   const run = ctx.run as TestRun;
-  if (store.isGenerating(run)) return locked(run, route);
+  if (store.answersLocked(run)) return locked(run, route);
   const withResults = ctx.req.query.get('show_step_statuses') === 'true';
+  const withScenario = includes(ctx.req).has('scenario');
   const data: Resource[] = [];
   const included: Resource[] = [];
+  const scenarios = new Set<number>();
+  const now = store.now();
   for (const snap of run.snapshots) {
-    data.push(snapshotResource(store, snap, { lastResult: withResults }));
+    if (!store.isReady(snap, now)) continue;
+    data.push(snapshotResource(store, snap, { lastResult: withResults, scenario: withScenario }));
+    if (withScenario && !scenarios.has(snap.scenarioId)) {
+      scenarios.add(snap.scenarioId);
+      included.push(scenarioResource(store, store.scenario(snap.scenarioId) as Scenario));
+    }
     const last = store.latestResult(snap);
     if (withResults && last) included.push(resultResource(store, last));
   }
-  return ok(200, withResults ? { data, included } : { data }, route);
+  return ok(200, withResults || withScenario ? { data, included } : { data }, route);
 }
 
 /** #76 — `include=scenario,dataset,last-result` gives linkage plus top-level `included`. */
@@ -141,51 +157,4 @@ export function getSnapshot(ctx: RouteContext): SandboxResponse {
   const last = store.latestResult(snap);
   if (want.lastResult && last) included.push(resultResource(store, last));
   return ok(200, { data, included }, route);
-}
-
-/** Percentage of `passed` among passed/failed/blocked results within the last 10 of those (filter first). */
-function passRate(snap: TestSnapshot): string {
-  const relevant = snap.results.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'blocked').slice(-10);
-  if (relevant.length === 0) return '';
-  return String(Math.round((100 * relevant.filter((r) => r.status === 'passed').length) / relevant.length));
-}
-
-/** #84 — `status`, `status-author` and `description` are mandatory keys (description may be ""). */
-export function postResult(ctx: RouteContext): SandboxResponse {
-  const { store, route } = ctx;
-  const snap = ctx.snapshot as TestSnapshot;
-  const attrs = attributesOf(ctx.req.body);
-  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
-  const missing = ['status', 'status-author', 'description'].filter((k) => attrs[k] === undefined);
-  if (missing.length > 0) return errorResponse(422, `Missing mandatory attribute${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, route);
-  if (typeof attrs['status-author'] !== 'string') return errorResponse(422, 'status-author must be a string', route);
-  if (attrs.description !== null && typeof attrs.description !== 'string') return errorResponse(422, 'description must be a string', route);
-  const result = store.addResult(snap, {
-    status: attrs.status,
-    statusAuthor: attrs['status-author'],
-    description: attrs.description,
-    stepStatuses: attrs['step-statuses'],
-  });
-  return ok(201, { data: resultResource(store, result), included: [snapshotResource(store, snap)] }, route);
-}
-
-/** #85 — any subset of status / status-author / description; unknown status → `undefined`. */
-export function patchResult(ctx: RouteContext): SandboxResponse {
-  const { store, route } = ctx;
-  const snap = ctx.snapshot as TestSnapshot;
-  const result = store.results.get(ctx.params.rid);
-  if (!result || result.snapshotId !== snap.id) return errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, route);
-  const attrs = attributesOf(ctx.req.body);
-  if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
-  if (attrs['status-author'] !== undefined && typeof attrs['status-author'] !== 'string') {
-    return errorResponse(422, 'status-author must be a string', route);
-  }
-  if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
-    return errorResponse(422, 'description must be a string', route);
-  }
-  if (attrs.status !== undefined) result.status = normaliseStatus(attrs.status);
-  if (typeof attrs['status-author'] === 'string') result.statusAuthor = attrs['status-author'];
-  if (attrs.description !== undefined) result.description = attrs.description as string | null;
-  result.updatedAt = Date.now();
-  return ok(200, { data: resultResource(store, result) }, route);
 }

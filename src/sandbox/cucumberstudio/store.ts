@@ -1,112 +1,58 @@
 /**
- * In-memory model of one CucumberStudio (Hiptest) account: fixed fixtures (project, root folder, scenarios,
- * datasets) plus everything the API creates (test runs, test snapshots, test results).
+ * In-memory model of one CucumberStudio (Hiptest) account: the seeded fixtures (`fixtures.ts`) plus everything
+ * the API creates (test runs, test snapshots, test results).
  *
  * Generation of a run's tests is time-based: a snapshot exists (is visible) from `readyAt` on, and the run is
  * "generating" while the clock is before `generatingUntil`. Nothing is scheduled; every read compares with the
  * clock, so the state is deterministic for a given clock.
  */
+import { createHash } from 'node:crypto';
+import { seededRandom } from '../limits';
+import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
+import { checkSettings, type CucumberStudioSettings } from './settings';
+import { mapStepStatuses } from './step-statuses';
+import {
+  normaliseStatus,
+  STATUSES,
+  type Attachment,
+  type Dataset,
+  type Scenario,
+  type Status,
+  type TestResult,
+  type TestRun,
+  type TestSnapshot,
+} from './model';
 
-export const STATUSES = ['passed', 'failed', 'retest', 'undefined', 'blocked', 'skipped', 'wip'] as const;
-export type Status = (typeof STATUSES)[number];
+export * from './model';
 
-/** Unknown or non-string status values are stored as `undefined` (spec §4.1 rule 4: never an error). */
-export function normaliseStatus(value: unknown): Status {
-  return typeof value === 'string' && (STATUSES as readonly string[]).includes(value) ? (value as Status) : 'undefined';
-}
-
-export interface StoreConfig {
-  uid: string;
-  projectId: number;
-  projectName: string;
-  scenarioCount: number;
-  datasetScenarios: Record<number, string[]>;
-  duplicateNames: Record<number, string>;
-  generationDelayMs: number;
+export interface StoreConfig extends FixtureConfig {
   /** Monotonic clock (ms) for generation state. */
   now: () => number;
 }
 
-export interface Dataset {
-  id: number;
-  scenarioId: number;
-  index: number;
-  name: string;
-  data: Record<string, string>;
-}
-
-export interface Scenario {
-  id: number;
-  name: string;
-  datasets: Dataset[];
-}
-
-export interface TestResult {
-  id: number;
-  snapshotId: number;
-  status: Status;
-  statusAuthor: string;
-  description: string | null;
-  stepStatuses: Status[];
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface TestSnapshot {
-  id: number;
-  runId: number;
-  scenarioId: number;
-  scenarioSnapshotId: number;
-  folderSnapshotId: number;
-  dataset: Dataset | null;
-  name: string;
-  createdAt: number;
-  /** Clock value from which the test exists. */
-  readyAt: number;
-  results: TestResult[];
-}
-
-export interface TestRun {
-  id: number;
-  projectId: number;
-  name: string;
-  description: string;
-  archived: boolean;
-  external: boolean;
-  createdAt: number;
-  updatedAt: number;
-  generatingUntil: number;
-  scenarioIds: number[];
-  folderSnapshotId: number;
-  snapshots: TestSnapshot[];
-}
-
-/** Fixed date for fixture audit attributes, so fixture documents are stable across runs. */
-export const FIXTURE_TIME = Date.parse('2024-01-08T08:00:00.000Z');
-
-export class CucumberStudioStore {
-  readonly rootFolderId = 1;
+export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly runs = new Map<number, TestRun>();
   readonly snapshots = new Map<number, TestSnapshot>();
   readonly results = new Map<number, TestResult>();
-  private readonly datasets = new Map<number, Dataset>();
-  private readonly datasetsByScenario = new Map<number, Dataset[]>();
-  /** Distinct id ranges per resource kind, so that an id used for the wrong kind never matches by chance. */
-  private readonly base: number;
-  private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
+  readonly attachments = new Map<number, Attachment>();
+  private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
 
-  constructor(readonly config: StoreConfig) {
-    this.base = 10 ** (String(Math.max(config.scenarioCount, 1)).length + 1);
-    let datasetSeq = this.base;
-    const ids = Object.keys(config.datasetScenarios)
-      .map(Number)
-      .filter((id) => this.hasScenario(id))
-      .sort((a, b) => a - b);
-    for (const sid of ids) {
-      const list = config.datasetScenarios[sid].map((name, index) => ({ id: ++datasetSeq, scenarioId: sid, index, name, data: { value: name } }));
-      this.datasetsByScenario.set(sid, list);
-      for (const d of list) this.datasets.set(d.id, d);
-    }
+  /** Drawn once per gated request in `mixed` mode; re-seeded on reset so a scenario replays the same answers. */
+  private random: () => number;
+
+  constructor(
+    override readonly config: StoreConfig,
+    readonly settings: CucumberStudioSettings,
+  ) {
+    super(config);
+    this.random = seededRandom(settings.seed);
+  }
+
+  /** Applies a checked settings patch (throws on a bad key or value, leaving the settings unchanged). */
+  configure(patch: object): void {
+    const checked = checkSettings(patch);
+    Object.assign(this.settings, checked);
+    if (checked.seed !== undefined) this.random = seededRandom(checked.seed);
   }
 
   now(): number {
@@ -117,49 +63,9 @@ export class CucumberStudioStore {
     this.runs.clear();
     this.snapshots.clear();
     this.results.clear();
-    this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0 };
-  }
-
-  // ---- fixtures (scenarios are computed on demand: 5000 of them cost nothing until read) ----
-
-  hasScenario(id: number): boolean {
-    return Number.isInteger(id) && id >= 1 && id <= this.config.scenarioCount;
-  }
-
-  scenario(id: number): Scenario | undefined {
-    if (!this.hasScenario(id)) return undefined;
-    return { id, name: this.config.duplicateNames[id] ?? `Scenario ${id}`, datasets: this.datasetsByScenario.get(id) ?? [] };
-  }
-
-  *allScenarioIds(): Generator<number> {
-    for (let id = 1; id <= this.config.scenarioCount; id++) yield id;
-  }
-
-  dataset(id: number): Dataset | undefined {
-    return this.datasets.get(id);
-  }
-
-  /** Test steps of a scenario (expanded for one dataset row: the `value` parameter becomes the row's value). */
-  steps(scenario: Scenario, dataset: Dataset | null): Array<{ action: string } | { result: string }> {
-    const suffix = dataset ? ` with '${dataset.data.value}'` : '';
-    return [
-      { action: 'Given the web shop is open' },
-      { action: `When scenario ${scenario.id} is exercised${suffix}` },
-      { result: `Then scenario ${scenario.id} succeeds` },
-    ];
-  }
-
-  /** Hiptest-DSL-like definition text of a scenario (informational only). */
-  definition(scenario: Scenario): string {
-    const withDatasets = scenario.datasets.length > 0;
-    return [
-      `scenario '${scenario.name.replace(/'/g, "\\'")}'${withDatasets ? ', value' : ''} do`,
-      `  step {action: "Given the web shop is open"}`,
-      `  step {action: "When scenario ${scenario.id} is exercised${withDatasets ? " with '${value}'" : ''}"}`,
-      `  step {result: "Then scenario ${scenario.id} succeeds"}`,
-      'end',
-      '',
-    ].join('\n');
+    this.attachments.clear();
+    this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
+    this.random = seededRandom(this.settings.seed);
   }
 
   // ---- test runs ----
@@ -172,9 +78,30 @@ export class CucumberStudioStore {
     return now >= snapshot.readyAt;
   }
 
-  /** `{}` while the run's tests are generated; else all seven counters, each test under its latest result. */
+  /**
+   * Whether this request meets the documented 423 (true) or may see the tests that exist so far (false).
+   * Draws from the seeded generator in `mixed` mode, so call it once per request.
+   */
+  answersLocked(run: TestRun): boolean {
+    if (!this.isGenerating(run)) return false;
+    const mode = this.settings.generationAnswer;
+    return mode === '423' || (mode === 'mixed' && this.random() < 0.5);
+  }
+
+  /** How long `statuses` stays `{}` after generation or a description update (see `statusesLagMs`). */
+  statusesLag(): number {
+    const { statusesLagMs, generationAnswer, generationDelayMs } = this.settings;
+    return statusesLagMs ?? (generationAnswer === '423' ? 0 : generationDelayMs);
+  }
+
+  /**
+   * `{}` while the run's tests are generated and for `statusesLag()` after that or after a description update;
+   * else all seven counters, each test under its latest result.
+   */
   statuses(run: TestRun, now = this.now()): Record<string, number> {
     if (this.isGenerating(run, now)) return {};
+    const lag = this.statusesLag();
+    if (lag > 0 && now < Math.max(run.generatingUntil, run.descriptionPatchedAt ?? -Infinity) + lag) return {};
     const counts: Record<string, number> = Object.fromEntries(STATUSES.map((s) => [s, 0]));
     for (const s of run.snapshots) if (this.isReady(s, now)) counts[this.latestStatus(s)]++;
     return counts;
@@ -200,7 +127,9 @@ export class CucumberStudioStore {
       external: input.external,
       createdAt: wall,
       updatedAt: wall,
-      generatingUntil: now + this.config.generationDelayMs,
+      generatingUntil: now + this.settings.generationDelayMs,
+      descriptionPatchedAt: null,
+      descriptionHistory: [input.description],
       scenarioIds: [],
       folderSnapshotId: 4 * this.base + ++this.seq.folderSnapshot,
       snapshots: [],
@@ -211,15 +140,27 @@ export class CucumberStudioStore {
     return run;
   }
 
+  /** Changes the description; counts as an update for the `statuses` lag. */
+  setDescription(run: TestRun, description: string): void {
+    run.description = description;
+    run.descriptionHistory.push(description);
+    run.descriptionPatchedAt = this.now();
+    run.updatedAt = Date.now();
+  }
+
   /**
    * Adds tests for the scenarios not yet in the run (no duplicates). When anything was added the run
    * re-enters the generating state. Returns the scenario ids actually added.
+   *
+   * The new tests appear one by one, evenly over the generation delay (the last one at its end), the way the
+   * service builds them: with `generationAnswer: 'partial'` a list read meanwhile shows a growing prefix.
    */
   addScenarios(run: TestRun, scenarioIds: number[]): number[] {
     const present = new Set(run.scenarioIds);
     const added: number[] = [];
+    const fresh: TestSnapshot[] = [];
     const now = this.now();
-    const readyAt = now + this.config.generationDelayMs;
+    const delay = this.settings.generationDelayMs;
     for (const sid of scenarioIds) {
       if (present.has(sid)) continue;
       const scenario = this.scenario(sid);
@@ -239,15 +180,17 @@ export class CucumberStudioStore {
           dataset,
           name: dataset ? `${scenario.name} (${dataset.name})` : scenario.name,
           createdAt: Date.now(),
-          readyAt,
+          readyAt: now + delay,
           results: [],
         };
+        fresh.push(snapshot);
         run.snapshots.push(snapshot);
         this.snapshots.set(snapshot.id, snapshot);
       }
     }
+    fresh.forEach((snapshot, i) => (snapshot.readyAt = now + (delay * (i + 1)) / fresh.length));
     if (added.length > 0) {
-      run.generatingUntil = Math.max(run.generatingUntil, readyAt);
+      run.generatingUntil = Math.max(run.generatingUntil, now + delay);
       run.updatedAt = Date.now();
     }
     return added;
@@ -268,23 +211,20 @@ export class CucumberStudioStore {
 
   // ---- test results ----
 
-  /** Step statuses, sanitised as in spec §3.13 (no action words here: one test step per scenario step). */
-  sanitiseStepStatuses(snapshot: TestSnapshot, value: unknown): Status[] {
-    if (!Array.isArray(value)) return [];
-    const scenario = this.scenario(snapshot.scenarioId) as Scenario;
-    const total = this.steps(scenario, snapshot.dataset).length;
-    return value.slice(0, total).map(normaliseStatus);
-  }
-
   addResult(snapshot: TestSnapshot, input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown }): TestResult {
     const wall = Date.now();
+    const mapped = mapStepStatuses(this.stepPlan(this.scenario(snapshot.scenarioId) as Scenario), input.stepStatuses);
     const result: TestResult = {
       id: 5 * this.base + ++this.seq.result,
       snapshotId: snapshot.id,
       status: normaliseStatus(input.status),
       statusAuthor: input.statusAuthor,
       description: input.description,
-      stepStatuses: this.sanitiseStepStatuses(snapshot, input.stepStatuses),
+      stepStatuses: mapped.shown,
+      stepStatusesSent: input.stepStatuses === undefined ? undefined : structuredClone(input.stepStatuses),
+      stepReading: mapped.reading,
+      unknownStepStatuses: mapped.unknown,
+      attachments: [],
       createdAt: wall,
       updatedAt: wall,
     };
@@ -293,5 +233,20 @@ export class CucumberStudioStore {
     const run = this.runs.get(snapshot.runId);
     if (run) run.updatedAt = wall;
     return result;
+  }
+
+  /** Stores an uploaded file on a result. */
+  addAttachment(result: TestResult, file: Omit<Attachment, 'id' | 'resultId' | 'size' | 'sha256' | 'createdAt'>): Attachment {
+    const attachment: Attachment = {
+      ...file,
+      id: 6 * this.base + ++this.seq.attachment,
+      resultId: result.id,
+      size: file.bytes.length,
+      sha256: createHash('sha256').update(file.bytes).digest('hex'),
+      createdAt: Date.now(),
+    };
+    result.attachments.push(attachment);
+    this.attachments.set(attachment.id, attachment);
+    return attachment;
   }
 }

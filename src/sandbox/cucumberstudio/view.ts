@@ -1,5 +1,5 @@
 /** Plain-JSON view of the CucumberStudio stand-in's state (`snapshot()`), for tests, the demo and the bench. */
-import type { CucumberStudioStore } from './store';
+import type { CucumberStudioStore, Scenario } from './store';
 
 export interface CucumberStudioStateView {
   projects: Array<{ id: number; name: string }>;
@@ -7,6 +7,8 @@ export interface CucumberStudioStateView {
     id: number;
     name: string;
     description: string;
+    /** Every description the run had, creation first (one entry per PATCH that sent `description`). */
+    descriptionHistory: string[];
     archived: boolean;
     /** True while the run's tests are generated (test list answers 423). */
     generating: boolean;
@@ -20,7 +22,25 @@ export interface CucumberStudioStateView {
       datasetId: number | null;
       datasetName: string | null;
       name: string;
-      results: Array<{ id: number; status: string; statusAuthor: string; description: string | null; createdAt: string }>;
+      /** Steps of the test (`definition-json.steps`). */
+      stepCount: number;
+      results: Array<{
+        id: number;
+        status: string;
+        statusAuthor: string;
+        description: string | null;
+        createdAt: string;
+        /** `step-statuses` as the service shows them. */
+        stepStatuses: string[];
+        /** `step-statuses` exactly as the client sent them (absent when not sent). */
+        stepStatusesSent?: unknown;
+        /** `test-level` (one per step, extra dropped), `scenario-level` (shorter: expanded, rest undefined) or `none`. */
+        stepReading: string;
+        /** Sent values that are not statuses (shown as `undefined`). */
+        unknownStepStatuses: unknown[];
+        /** Files uploaded to the result (bytes: `module.attachmentBytes(id)`). */
+        attachments: Array<{ id: number; fileName: string; size: number; contentType: string; sha256: string; bytesSource: string }>;
+      }>;
     }>;
   }>;
 }
@@ -33,6 +53,7 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
       id: run.id,
       name: run.name,
       description: run.description,
+      descriptionHistory: run.descriptionHistory.slice(),
       archived: run.archived,
       generating: store.isGenerating(run, now),
       scenarioIds: run.scenarioIds.slice(),
@@ -45,12 +66,25 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
           datasetId: s.dataset?.id ?? null,
           datasetName: s.dataset?.name ?? null,
           name: s.name,
+          stepCount: store.steps(store.scenario(s.scenarioId) as Scenario, s.dataset).length,
           results: s.results.map((r) => ({
             id: r.id,
             status: r.status,
             statusAuthor: r.statusAuthor,
             description: r.description,
             createdAt: new Date(r.createdAt).toISOString(),
+            stepStatuses: r.stepStatuses.slice(),
+            ...(r.stepStatusesSent === undefined ? {} : { stepStatusesSent: structuredClone(r.stepStatusesSent) }),
+            stepReading: r.stepReading,
+            unknownStepStatuses: structuredClone(r.unknownStepStatuses),
+            attachments: r.attachments.map(({ id, fileName, size, contentType, sha256, bytesSource }) => ({
+              id,
+              fileName,
+              size,
+              contentType,
+              sha256,
+              bytesSource,
+            })),
           })),
         })),
     })),
