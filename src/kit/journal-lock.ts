@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+/** What a lock file holds: who took it, where, and when (ISO time). */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+}
+
+export interface JournalLockOptions {
+  /**
+   * A lock older than this is stale whoever holds it (a hung or unreachable holder). Default 20 min:
+   * twice the longest publish (2 × the 600 s publishTimeout), so a live replay is never cut off.
+   */
+  maxAgeMs?: number;
+  /** An empty or unreadable lock younger than this may be being written right now: left alone. Default 10 s. */
+  graceMs?: number;
+  now?: () => number;
+  /** Whether a pid runs on this host (default: `isPidAlive`). Not asked about other hosts' locks. */
+  isAlive?: (pid: number) => boolean;
+  hostname?: string;
+  pid?: number;
+}
+
+/** Who holds (or held) a lock; `pid`/`hostname` are absent when the file was unreadable. */
+export interface LockHolder {
+  pid?: number;
+  hostname?: string;
+  ageMs: number;
+}
+
+export type JournalLock =
+  | {
+      acquired: true;
+      file: string;
+      /** Set when a stale lock was taken over: worth one line to the user. */
+      tookOver?: LockHolder & { why: 'not running' | 'too old' | 'unreadable' };
+      /** Removes the lock if it is still ours (idempotent). */
+      release(): void;
+    }
+  | { acquired: false; file: string; heldBy: LockHolder };
+
+/** Locks this process holds now: a lock naming our own pid and host that is not in here is a dead namesake's. */
+const heldHere = new Set<string>();
+
+/** `process.kill(pid, 0)`: ESRCH = no such process; EPERM (someone else's process) and anything else count as alive. */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Takes `<journalFile>.lock`, or says who holds it. A lock left by a killed replay (its pid gone on this
+ * host, or older than `maxAgeMs`, or unreadable past a short grace) is taken over, race-safely: the stale
+ * file is first renamed aside under a unique name (only one process can move a given file), checked to be
+ * the very file judged stale, and only then is a new lock created with an exclusive open.
+ */
+export function acquireJournalLock(journalFile: string, o: JournalLockOptions = {}): JournalLock {
+  const file = `${journalFile}.lock`;
+  const now = o.now ?? Date.now;
+  const me = { pid: o.pid ?? process.pid, hostname: o.hostname ?? os.hostname() };
+  let tookOver: (LockHolder & { why: 'not running' | 'too old' | 'unreadable' }) | undefined;
+  let holder: LockHolder = { ageMs: 0 };
+  // A few rounds: each lost race either shows a live lock (refused) or frees the way for the next try.
+  for (let round = 0; round < 5; round++) {
+    const content = JSON.stringify({ ...me, startedAt: new Date(now()).toISOString() } satisfies LockOwner);
+    if (create(file, content)) {
+      heldHere.add(file);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        heldHere.delete(file);
+        moveAsideIf(file, (_stat, text) => text === content);
+      };
+      return { acquired: true, file, tookOver, release };
+    }
+    const seen = read(file);
+    if (!seen) continue; // removed between our open and our read: try again
+    const owner = parseOwner(seen.text);
+    holder = owner
+      ? { pid: owner.pid, hostname: owner.hostname, ageMs: Math.max(0, now() - Date.parse(owner.startedAt)) }
+      : { ageMs: Math.max(0, now() - seen.stat.mtimeMs) };
+    const why = staleness(file, owner, holder.ageMs, me, o);
+    if (!why) return { acquired: false, file, heldBy: holder };
+    // Same inode, same mtime, same bytes: the file we judged, not a fresh lock someone made since.
+    const same = (stat: fs.Stats, text: string) => stat.ino === seen.stat.ino && stat.mtimeMs === seen.stat.mtimeMs && text === seen.text;
+    if (moveAsideIf(file, same)) tookOver = { ...holder, why };
+  }
+  return { acquired: false, file, heldBy: holder };
+}
+
+function staleness(file: string, owner: LockOwner | undefined, ageMs: number, me: { pid: number; hostname: string }, o: JournalLockOptions) {
+  if (!owner) return ageMs > (o.graceMs ?? 10_000) ? ('unreadable' as const) : undefined;
+  if (ageMs > (o.maxAgeMs ?? 20 * 60_000)) return 'too old' as const;
+  // A pid means nothing on another host (shared disk): there only the age can free the lock.
+  if (owner.hostname !== me.hostname) return undefined;
+  // Our own pid but not our lock: a previous incarnation (containers restart as pid 1 on the same host).
+  if (owner.pid === me.pid) return heldHere.has(file) ? undefined : ('not running' as const);
+  return (o.isAlive ?? isPidAlive)(owner.pid) ? undefined : ('not running' as const);
+}
+
+/** Exclusive create + write; false if the file exists. A lock we could not fill in is not left behind. */
+function create(file: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, content);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  return true;
+}
+
+function read(file: string): { stat: fs.Stats; text: string } | undefined {
+  try {
+    return { stat: fs.statSync(file), text: fs.readFileSync(file, 'utf8') };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const v = JSON.parse(text) as Partial<LockOwner>;
+    // pid 0 or negative would make `process.kill(pid, 0)` probe a whole process group: not a lock's pid.
+    const ok = Number.isSafeInteger(v.pid) && v.pid! > 0 && typeof v.hostname === 'string' && typeof v.startedAt === 'string' && !Number.isNaN(Date.parse(v.startedAt));
+    return ok ? (v as LockOwner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes `file` only if it is the one `expected` recognises. The rename is the atomic step (of several
+ * processes renaming one file, one succeeds); the check runs on the moved copy, and a file moved by
+ * mistake (someone's new lock) is linked back, never over a lock created in the meantime.
+ */
+function moveAsideIf(file: string, expected: (stat: fs.Stats, text: string) => boolean): boolean {
+  const aside = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.stale`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const moved = read(aside);
+  const ok = moved !== undefined && expected(moved.stat, moved.text);
+  if (!ok) {
+    try {
+      fs.linkSync(aside, file);
+    } catch (error) {
+      // No hard links on this file system: put it back by rename, unless a newer lock is there already.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' && !fs.existsSync(file)) fs.renameSync(aside, file);
+    }
+  }
+  fs.rmSync(aside, { force: true });
+  return ok;
+}

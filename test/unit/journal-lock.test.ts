@@ -1,0 +1,178 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import ts from 'typescript';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireJournalLock, isPidAlive, type JournalLock, type JournalLockOptions } from '../../src/kit/journal-lock';
+
+const HOST = 'ci-runner-1';
+const T0 = Date.parse('2030-01-01T12:00:00Z');
+const MIN = 60_000;
+
+let dir: string;
+let journal: string;
+let lock: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-journal-lock-'));
+  journal = path.join(dir, 'run-1.jsonl');
+  lock = `${journal}.lock`;
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Options of a process `pid` on HOST at time `at`, for which `alive` pids are running. */
+const as = (pid: number, at = T0, alive: number[] = [], extra: JournalLockOptions = {}): JournalLockOptions => ({
+  pid,
+  hostname: HOST,
+  now: () => at,
+  isAlive: (p) => alive.includes(p),
+  ...extra,
+});
+const writeLock = (owner: object | string) => fs.writeFileSync(lock, typeof owner === 'string' ? owner : JSON.stringify(owner));
+const owner = (pid: number, startedAt = T0, hostname = HOST) => ({ pid, hostname, startedAt: new Date(startedAt).toISOString() });
+const held = (l: JournalLock) => (l.acquired ? l : expect.fail(`expected the lock, got ${JSON.stringify(l)}`));
+const asideFiles = () => fs.readdirSync(dir).filter((f) => f.endsWith('.stale'));
+
+describe('acquireJournalLock', () => {
+  it('takes a free lock with pid, hostname and start time, and release removes it', () => {
+    const l = held(acquireJournalLock(journal, as(100)));
+    expect(l.tookOver).toBeUndefined();
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8'))).toEqual({ pid: 100, hostname: HOST, startedAt: '2030-01-01T12:00:00.000Z' });
+    // Held by this very process: not taken again, not even by a namesake of the same pid.
+    expect(acquireJournalLock(journal, as(100, T0 + 1_000))).toEqual({ acquired: false, file: lock, heldBy: { pid: 100, hostname: HOST, ageMs: 1_000 } });
+    l.release();
+    expect(fs.existsSync(lock)).toBe(false);
+    const again = held(acquireJournalLock(journal, as(100)));
+    l.release(); // a second release is a no-op: it must not drop the newer lock, nor forget that we hold it
+    expect(acquireJournalLock(journal, as(100)).acquired).toBe(false);
+    again.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a live lock and leaves it untouched', () => {
+    writeLock(owner(200, T0 - 5 * MIN));
+    const before = fs.readFileSync(lock, 'utf8');
+    expect(acquireJournalLock(journal, as(100, T0, [200]))).toEqual({ acquired: false, file: lock, heldBy: { pid: 200, hostname: HOST, ageMs: 5 * MIN } });
+    expect(fs.readFileSync(lock, 'utf8')).toBe(before);
+  });
+
+  it('takes over a lock whose pid is not running on this host', () => {
+    writeLock(owner(200, T0 - 2 * MIN));
+    const l = held(acquireJournalLock(journal, as(100, T0, [])));
+    expect(l.tookOver).toEqual({ pid: 200, hostname: HOST, ageMs: 2 * MIN, why: 'not running' });
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(100);
+    expect(asideFiles()).toEqual([]);
+  });
+
+  it('takes over a lock older than maxAgeMs even if its pid runs (default 20 min, configurable)', () => {
+    writeLock(owner(200, T0 - 21 * MIN));
+    expect(held(acquireJournalLock(journal, as(100, T0, [200]))).tookOver).toMatchObject({ pid: 200, ageMs: 21 * MIN, why: 'too old' });
+
+    fs.rmSync(lock);
+    writeLock(owner(200, T0 - 19 * MIN));
+    expect(acquireJournalLock(journal, as(100, T0, [200])).acquired).toBe(false);
+    expect(held(acquireJournalLock(journal, as(100, T0, [200], { maxAgeMs: 10 * MIN }))).tookOver?.why).toBe('too old');
+  });
+
+  it("judges another host's lock by its age only (its pid means nothing here)", () => {
+    writeLock(owner(200, T0 - MIN, 'other-host'));
+    const asked: number[] = [];
+    const refused = acquireJournalLock(journal, { ...as(100), isAlive: (p) => (asked.push(p), false) });
+    expect(refused).toMatchObject({ acquired: false, heldBy: { pid: 200, hostname: 'other-host' } });
+    expect(asked).toEqual([]);
+    expect(held(acquireJournalLock(journal, as(100, T0 + 30 * MIN))).tookOver?.why).toBe('too old');
+  });
+
+  it('takes over a lock naming our own pid and host that this process does not hold (restarted container, pid 1)', () => {
+    writeLock(owner(1, T0 - MIN));
+    expect(held(acquireJournalLock(journal, as(1, T0, [1]))).tookOver).toMatchObject({ pid: 1, why: 'not running' });
+  });
+
+  it('refuses an empty or unreadable lock within the grace (it may be being written), takes it over after', () => {
+    for (const text of ['', '{"pid":', '{"pid":0,"hostname":"ci-runner-1","startedAt":"2030-01-01T12:00:00Z"}']) {
+      writeLock(text);
+      const mtime = fs.statSync(lock).mtimeMs;
+      expect(acquireJournalLock(journal, as(100, mtime + 2_000))).toMatchObject({ acquired: false, heldBy: { ageMs: 2_000 } });
+      expect(fs.readFileSync(lock, 'utf8')).toBe(text);
+      const l = held(acquireJournalLock(journal, as(100, mtime + 11_000)));
+      expect(l.tookOver).toEqual({ ageMs: 11_000, why: 'unreadable' });
+      l.release();
+    }
+  });
+
+  it('release removes only its own lock', () => {
+    const l = held(acquireJournalLock(journal, as(100)));
+    // Meanwhile judged stale and taken over by another process.
+    fs.rmSync(lock);
+    writeLock(owner(300));
+    l.release();
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(300);
+    expect(asideFiles()).toEqual([]);
+  });
+
+  it('two take-overs of one stale lock, interleaved at the worst moment: exactly one wins', () => {
+    writeLock(owner(200, T0 - MIN));
+    let a: JournalLock | undefined;
+    // B has read the stale lock and is checking its pid when A takes it over completely.
+    const b = acquireJournalLock(journal, {
+      ...as(102),
+      isAlive: (pid) => {
+        if (pid === 200 && !a) a = acquireJournalLock(journal, as(101, T0, []));
+        return pid === 101;
+      },
+    });
+    expect(held(a!).tookOver?.pid).toBe(200);
+    // B then moves A's fresh lock aside, sees it is not the file it judged, and puts it back.
+    expect(b).toMatchObject({ acquired: false, heldBy: { pid: 101 } });
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(101);
+    expect(asideFiles()).toEqual([]);
+  });
+
+  it('separate processes taking over one stale lock at the same instant: exactly one wins', async () => {
+    // The module has only node: imports, so a plain transpile runs it in a child process.
+    const src = fs.readFileSync(path.join(__dirname, '../../src/kit/journal-lock.ts'), 'utf8');
+    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+    const mod = path.join(dir, 'journal-lock.cjs');
+    fs.writeFileSync(mod, js);
+    writeLock(owner(process.pid, Date.now() - 30 * MIN, os.hostname())); // too old: stale for everyone
+    const startAt = Date.now() + 800;
+    const child = `
+      const { acquireJournalLock } = require(${JSON.stringify(mod)});
+      setTimeout(() => {
+        while (Date.now() < ${startAt}) {}
+        const l = acquireJournalLock(${JSON.stringify(journal)});
+        process.stdout.write(JSON.stringify({ acquired: l.acquired, pid: process.pid }) + '\\n');
+        // Hold it until every process has tried: a winner that exits would leave a dead pid behind.
+        process.stdin.on('end', () => process.exit(0)).resume();
+      }, Math.max(0, ${startAt} - Date.now() - 20));`;
+    const procs = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', child], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const results = await Promise.all(
+      procs.map((p) => new Promise<{ acquired: boolean; pid: number }>((resolve) => p.stdout.once('data', (d: Buffer) => resolve(JSON.parse(String(d)))))),
+    );
+    const winners = results.filter((r) => r.acquired);
+    expect(winners).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(winners[0].pid);
+    expect(asideFiles()).toEqual([]);
+    await Promise.all(procs.map((p) => new Promise((resolve) => (p.on('exit', resolve), p.stdin.end()))));
+  });
+});
+
+describe('isPidAlive', () => {
+  it('is true for a running process and false for one that has exited', () => {
+    expect(isPidAlive(process.pid)).toBe(true);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    expect(isPidAlive(gone)).toBe(false);
+  });
+
+  it("is true for someone else's process (EPERM)", () => {
+    if (process.platform === 'win32') return;
+    if (process.getuid?.() !== 0) {
+      expect(isPidAlive(1)).toBe(true);
+      return;
+    }
+    // As root every signal is allowed: ask from an unprivileged child, where pid 1 answers EPERM.
+    const probe = `const f = (${isPidAlive.toString()}); try { process.kill(1, 0); } catch (e) { process.stdout.write(e.code + ' '); } process.stdout.write(String(f(1)));`;
+    const out = spawnSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8' });
+    expect(out.stdout).toBe('EPERM true');
+  });
+});
