@@ -108,7 +108,8 @@ export class FakeCs {
     if (req.method === 'GET' && (m = path.match(/^\/scenarios\/(\d+)$/))) {
       return this.exists(Number(m[1])) ? answer(200, { data: { type: 'scenarios', id: m[1], attributes: { name: this.name(Number(m[1])) } } }) : answer(404, { errors: [{ detail: 'Scenario not found' }] });
     }
-    if (req.method === 'GET' && path === '/test_runs') return answer(200, { data: [...this.runs.values()].map((r) => runResource(r)) });
+    // The list's order is undefined (spec §1.5): newest first here, so that callers must sort.
+    if (req.method === 'GET' && path === '/test_runs') return answer(200, { data: [...this.runs.values()].reverse().map((r) => runResource(r)) });
     if (req.method === 'POST' && path === '/test_runs') {
       const a = body!.data.attributes;
       this.beforeCreate?.();

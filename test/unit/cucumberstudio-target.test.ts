@@ -137,8 +137,9 @@ describe('CucumberStudio target: reuse and racing shards', () => {
     expect(fake.runs.get(winnerId)!.scenarioIds).toEqual([1, 2]);
     expect(result.done.map((i) => i.key)).toEqual(['1', '2']);
     expect(loser.tests.every((t) => t.results.length === 0)).toBe(true);
-    // A later shard picks the same run: the lowest id with the name.
+    // A later shard picks the same run: the lowest id with the name; so does `check`.
     expect(await makeTarget(fake).begin({ knownKeys: ['1'] })).toMatchObject({ id: String(winnerId), reused: true });
+    expect((await makeTarget(fake).check()).map((l) => l.text)).toContain(`test run "Nightly" exists (id ${winnerId}) and will be reused`);
   });
 
   it('reuse by testRunId: the list linkage shows what the run lacks; only that is added', async () => {

@@ -142,7 +142,10 @@ export class CucumberStudioTarget implements Target {
       });
     } else {
       await step(async () => {
-        const found = asArray((await this.client.listActiveRuns()).data).find((r) => r.attributes?.name === this.cfg.testRunName);
+        // The lowest id, as begin picks it: a parallel shard's duplicate keeps the name (marked in its description).
+        const found = asArray((await this.client.listActiveRuns()).data)
+          .filter((r) => r.attributes?.name === this.cfg.testRunName)
+          .sort((a, b) => Number(a.id) - Number(b.id))[0];
         return found ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused` : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
       });
     }
