@@ -1,4 +1,4 @@
-import { classify } from '../publish/classify';
+import { classify } from './classify';
 
 /**
  * Time as the wait sees it. Injected so tests run on a virtual clock and never really sleep.

@@ -72,6 +72,13 @@ it('processes that all create at once (no shard info) converge on one cycle and 
   for (const s of summaries) expect(s.targets.zephyr).toMatchObject({ published: 1, errors: [] });
   expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(1);
   expect(zephyrStatuses(sandbox, name)).toEqual(Object.fromEntries([0, 1, 2, 3, 4].map((i) => [`PROJ-${700 + i}`, 1])));
-  expect(csRuns(sandbox, name)).toHaveLength(1);
-  expect(Object.keys(csLastStatuses(csRuns(sandbox, name)[0])).map(Number).sort()).toEqual([700, 701, 702, 703, 704]);
+  // Runs cannot be deleted: a duplicate keeps its name, says in its description where the results are,
+  // and holds none; every process settles on the lowest id.
+  const [winner, ...duplicates] = csRuns(sandbox, name).sort((x, y) => x.id - y.id);
+  expect(Object.keys(csLastStatuses(winner)).map(Number).sort()).toEqual([700, 701, 702, 703, 704]);
+  const held = (sandbox.state().cucumberstudio as { testRuns: Array<{ id: number; description: string }> }).testRuns;
+  for (const d of duplicates) {
+    expect(held.find((r) => r.id === d.id)!.description).toContain(`Unused duplicate of test run ${winner.id}`);
+    expect(csLastStatuses(d)).toEqual({});
+  }
 });

@@ -20,7 +20,7 @@ describe('config', () => {
   it('env enables targets; options override env', () => {
     const c = resolveConfig({ zephyr: { projectId: 20000, cycleName: 'Nightly' } }, { ...Z, ...C, ZEPHYR_CYCLE_NAME: 'from env' }, '/r');
     expect(cfg(c, 'zephyr')).toMatchObject({ projectId: 20000, versionId: -1, cycleName: 'Nightly', baseUrl: 'https://prod-api.zephyr4jiracloud.com/connect', failureComments: true });
-    expect(cfg(c, 'cucumberstudio')).toMatchObject({ projectId: 1, baseUrl: 'https://studio.cucumber.io', rateLimit: { count: 195, windowMs: 60000 } });
+    expect(cfg(c, 'cucumberstudio')).toMatchObject({ projectId: 1, baseUrl: 'https://studio.cucumberstudio.com', rateLimit: { count: 195, windowMs: 60000 } });
     expect(c.outboxDir).toBe('/r/test-results/tms-outbox');
     expect(c.secrets).toEqual(expect.arrayContaining(['sk-secret-1234', 'tok-secret']));
   });

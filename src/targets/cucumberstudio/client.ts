@@ -102,6 +102,25 @@ export class CucumberStudioClient {
       data: { type: 'test-results', attributes: { status, 'status-author': author, description } },
     });
   }
+
+  /**
+   * One attempt (no retry): the caller decides what "not ready yet" is. `include=scenario` asks for
+   * `data[].relationships.scenario.data.id`, the one-call way from tests to scenarios (field evidence);
+   * a service that ignores it answers the plain list, and the caller falls back to names.
+   */
+  async listTestsOnce(runId: number): Promise<JsonApiDocument> {
+    return expectList(await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots?include=scenario`), `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`);
+  }
+
+  /** One scenario (404 when it does not exist): how mapped ids are checked, one call per id. */
+  getScenario(scenarioId: number): Promise<JsonApiDocument> {
+    return this.call('scenarios/get', 'GET', `/scenarios/${scenarioId}`);
+  }
+
+  /** The run's description, by the documented PATCH (renaming a run is not documented). */
+  describeRun(runId: number, description: string): Promise<JsonApiDocument> {
+    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { description } } });
+  }
 }
 
 /** A list endpoint must answer `data: [...]`; anything else is reported, never guessed at. */

@@ -3,7 +3,10 @@ import type { ConfigInput } from '../../kit/target';
 
 /** Options of the CucumberStudio target (`cucumberstudio.*`). */
 export interface CucumberStudioOptions {
-  /** Default `https://studio.cucumber.io` (API under `/api`). Env `CUCUMBERSTUDIO_BASE_URL`. */
+  /**
+   * Site root; the API is under `/api`. Default `https://studio.cucumberstudio.com` (the vendor moved there in
+   * March 2025; the former `https://studio.cucumber.io` redirects). Env `CUCUMBERSTUDIO_BASE_URL`.
+   */
   baseUrl?: string;
   /** Env `CUCUMBERSTUDIO_UID`. */
   uid?: string;
@@ -38,7 +41,7 @@ export interface CucumberStudioConfig {
   readonly snapshotTimeoutMs: number;
 }
 
-export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumber.io';
+export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumberstudio.com';
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
 export const OPTION_KEYS = ['baseUrl', 'uid', 'accessToken', 'client', 'projectId', 'testRunId', 'testRunName', 'statusMap', 'rateLimit', 'snapshotTimeoutMs'];
 

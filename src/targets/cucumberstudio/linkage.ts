@@ -1,0 +1,161 @@
+import { HttpError } from '../../http/errors';
+import { classify } from '../../kit/classify';
+import { parseRetryAfter } from '../../kit/retry-timing';
+import { pollUntil, type PollOptions } from './poll';
+import { attributeByName, type ScenarioNames, type Snapshot } from './snapshots';
+
+export interface IndexSources {
+  /** The project's scenario names (`GET …/scenarios`): fetched only once a listed test lacks the linkage. */
+  loadNames(): Promise<ScenarioNames>;
+  /** One test's scenario (`GET …/test_snapshots/{id}?include=scenario`), for shared names in the fallback. */
+  lookup(testId: string): Promise<number | undefined>;
+}
+
+/**
+ * Which tests of the run belong to which scenario, from the latest listing. The list's linkage
+ * (`include=scenario`) settles it in the same call, whatever the project's size; only tests without it
+ * (an older service) are attributed by name, which needs the project's scenario names once.
+ */
+export class TestIndex {
+  private tests: readonly Snapshot[] = [];
+  private byScenario = new Map<number, string[]>();
+  /** Fallback attributions (test id -> scenario id), kept across listings: a test's scenario never changes. */
+  private readonly byName = new Map<string, number>();
+  private readonly looked = new Map<string, Promise<number | undefined>>();
+  private names?: Promise<ScenarioNames>;
+  /** True once a listed test came without the linkage (names were needed). */
+  fallback = false;
+
+  constructor(private readonly sources: IndexSources) {}
+
+  /** Takes a new listing; in the fallback, attributes the tests that could belong to `wanted` (plus `alsoLookUp`). */
+  async update(tests: readonly Snapshot[], wanted: ReadonlySet<number>, alsoLookUp?: ReadonlySet<string>): Promise<void> {
+    this.tests = tests;
+    const unlinked = tests.filter((t) => t.scenarioId === undefined && !this.byName.has(t.id));
+    if (unlinked.length) {
+      this.fallback = true;
+      // A failed download is not cached: the next publish asks again.
+      this.names ??= this.sources.loadNames().catch((error: unknown) => {
+        this.names = undefined;
+        throw error;
+      });
+      const found = await attributeByName(unlinked, wanted, await this.names, (id) => this.lookupOnce(id), alsoLookUp);
+      for (const [test, scenario] of found) this.byName.set(test, scenario);
+    }
+    this.byScenario = new Map();
+    for (const t of tests) {
+      const id = t.scenarioId ?? this.byName.get(t.id);
+      if (id !== undefined) this.byScenario.set(id, [...(this.byScenario.get(id) ?? []), t.id]);
+    }
+  }
+
+  /** Looks up every test of the latest listing whose scenario is not known (costly: only when names failed). */
+  lookUpUnattributed(wanted: ReadonlySet<number>): Promise<void> {
+    return this.update(this.tests, wanted, this.unattributed());
+  }
+
+  testsOf(scenarioId: number): string[] {
+    return this.byScenario.get(scenarioId) ?? [];
+  }
+
+  /** Tests of the latest listing whose scenario is not known. */
+  unattributed(): Set<string> {
+    return new Set(this.tests.filter((t) => t.scenarioId === undefined && !this.byName.has(t.id)).map((t) => t.id));
+  }
+
+  /** Identity of the latest listing (to tell whether the list is still growing). */
+  fingerprint(): string {
+    return this.tests.map((t) => t.id).sort().join(',');
+  }
+
+  private lookupOnce(testId: string): Promise<number | undefined> {
+    let p = this.looked.get(testId);
+    if (!p) {
+      p = this.sources.lookup(testId).catch((error: unknown) => {
+        this.looked.delete(testId);
+        throw error;
+      });
+      this.looked.set(testId, p);
+    }
+    return p;
+  }
+}
+
+/** What the run is expected to hold, and how to check mapped ids (see RunLifecycle). */
+export interface RunScenarios {
+  /** Ids a create or PATCH of this run took: their tests are awaited. */
+  readonly requested: ReadonlySet<number>;
+  /** Mapped ids known not to exist in the project. */
+  readonly absent: ReadonlySet<number>;
+  /** Checks ids one by one (404 -> absent). */
+  checkExistence(ids: readonly number[]): Promise<void>;
+}
+
+export interface ReadyOptions extends PollOptions {
+  /**
+   * A short list that has not grown for this long (ms, default 5000) gets its lacking ids checked once:
+   * a lenient service may take unknown ids in a create and never make tests for them.
+   */
+  settleMs?: number;
+}
+
+export interface Readiness {
+  /** A 200 listing was read (the run's tests exist, at least in part). */
+  listed: boolean;
+  /** Every awaited scenario has its tests, and the list has stopped growing. */
+  ready: boolean;
+}
+
+/**
+ * Polls the test list until every awaited scenario (wanted, requested from this run, existing) has its
+ * tests. "Not ready" is a 423 (documented) or a 200 with fewer tests than asked (field evidence): both
+ * are waited out alike; the run's `statuses` are never used. Once a list has been seen short, the list is
+ * of the growing kind: it is taken only after one more read shows it unchanged (a scenario with datasets
+ * has several tests, which need not appear at once). Any other failure (truncated JSON, 4xx) surfaces at once.
+ */
+export async function waitForTests(
+  { runId, list, index, todo, run }: { runId: number; list: () => Promise<Snapshot[]>; index: TestIndex; todo: ReadonlySet<number>; run: RunScenarios },
+  o: ReadyOptions,
+): Promise<Readiness> {
+  const now = o.now ?? Date.now;
+  let listed = false;
+  let sawShort = false;
+  let previous: string | undefined;
+  let changedAt = now();
+  let lastProblem: unknown;
+  const lacking = () => [...todo].filter((id) => run.requested.has(id) && !run.absent.has(id) && index.testsOf(id).length === 0);
+  const ready = await pollUntil(async () => {
+    let tests: Snapshot[];
+    try {
+      tests = await list();
+    } catch (error) {
+      if (classify(error).kind === 'fatal') throw error;
+      lastProblem = error;
+      return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
+    }
+    await index.update(tests, todo);
+    listed = true;
+    const print = index.fingerprint();
+    const changed = print !== previous;
+    previous = print;
+    if (changed) changedAt = now();
+    let short = lacking();
+    if (short.length && !changed && now() - changedAt >= (o.settleMs ?? 5_000)) {
+      await run.checkExistence(short);
+      short = lacking();
+    }
+    if (short.length) {
+      sawShort = true;
+      return { done: false };
+    }
+    return { done: !sawShort || !changed };
+  }, o);
+  if (!listed) {
+    const why = lastProblem instanceof HttpError && lastProblem.status === 423 ? '423' : `last answer: ${(lastProblem as Error | undefined)?.message ?? 'none'}`;
+    throw new Error(
+      `test run ${runId}: its tests were still being generated after ${Math.round(o.timeoutMs / 1000)} s (${why}); ` +
+        `the results stay in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`,
+    );
+  }
+  return { listed, ready };
+}
