@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import { resolveConfig, type ResolvedConfig, type TargetOverride } from './config';
 import { Outbox, type Journal } from './engine/outbox';
 import { PublishRun, type PublishRunOptions } from './engine/run';
 import type { Env } from './kit/config-fields';
+import { acquireJournalLock, type JournalLockOptions } from './kit/journal-lock';
 import type { TargetDefinition } from './kit/target';
 import type { RunSummary } from './model';
 import type { Printer } from './output';
@@ -28,6 +28,7 @@ export async function replay(
   printer: Printer,
   deps?: PublishRunOptions['deps'],
   definitions: readonly TargetDefinition[] = TARGETS,
+  lockOptions?: JournalLockOptions,
 ): Promise<ReplayResult> {
   const journals = Outbox.load(dir, definitions);
   const result: ReplayResult = { journals: journals.length, summaries: [], unsent: 0 };
@@ -36,14 +37,14 @@ export async function replay(
     return result;
   }
   for (const journal of journals) {
-    const lock = `${journal.file}.lock`;
-    let fd: number;
-    try {
-      fd = fs.openSync(lock, 'wx');
-    } catch {
-      printer.error(`${journal.file} is being replayed by another process (${lock} exists); skipped`);
+    const lock = acquireJournalLock(journal.file, lockOptions);
+    if (!lock.acquired) {
+      const who = lock.heldBy.pid ? `process ${lock.heldBy.pid}${lock.heldBy.hostname ? ` on ${lock.heldBy.hostname}` : ''}` : 'another process';
+      printer.error(`${journal.file} is being replayed by ${who} (lock ${lock.file}, ${Math.round(lock.heldBy.ageMs / 1000)} s old); skipped`);
       continue;
     }
+    // A lock left by a replay that was killed would otherwise block this journal forever.
+    if (lock.tookOver) printer.info(`took over a stale lock on ${journal.file} (process ${lock.tookOver.pid ?? '?'}: ${lock.tookOver.why}, ${Math.round(lock.tookOver.ageMs / 1000)} s old)`);
     try {
       const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));
       const config = configFor(journal, pending, options, env, definitions, printer);
@@ -62,8 +63,7 @@ export async function replay(
       }
       result.summaries.push(summary);
     } finally {
-      fs.closeSync(fd);
-      fs.rmSync(lock, { force: true });
+      lock.release();
     }
   }
   return result;
