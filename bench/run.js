@@ -9,6 +9,7 @@ const path = require('node:path');
 const L = require('./lib');
 const P = require('./publisher');
 const R = require('./playwright-runs');
+const T = require('./tail');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -36,6 +37,7 @@ const FIGURES = [
   ['5', 'Publisher memory', P.memory],
   ['6', 'Fault matrix (real runs, exact state)', R.faultMatrix],
   ['7', 'Bad input matrix (test/integration/bad-input.test.ts)', badInput],
+  ['8', 'Tail under real limits (time-scaled 30×)', T.tailUnderLimits],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -76,6 +78,15 @@ function table(results) {
   if (f7 && !f7.error) {
     add('7', `bad input: ${f7.config} config + ${f7.response} service-answer cases`, `${f7.passing} pass, ${f7.defects} known defects`, '≥ 20 + ≥ 10, all clear', yes(f7.defects === 0));
     for (const c of f7.cases) add('7', `  ${c.kind}: ${c.title}`, c.ok ? (c.line ?? '').replace('[tms-reporter] ', '').slice(0, 110) : `DEFECT: ${(c.got ?? '').replace('[tms-reporter] ', '').slice(0, 100)}`, '', c.ok ? 'ok' : 'defect');
+  }
+  const f8 = results['8'];
+  if (f8 && !f8.error) {
+    for (const r of f8.rows) {
+      const who = r.service === 'zephyr' ? `Zephyr, ${r.shards === 1 ? '1 process' : `${r.shards} shards on one key`}` : 'CucumberStudio';
+      const measured = `tail ${r.tailRealS} s (real-eq${r.reps ? `, median of ${r.reps.length}: ${r.reps.map((x) => x.tailRealS).join('/')}` : ''}), ${r.calls} calls, ${r.got429}× 429, lost ${r.lost}, dup ${r.duplicates}`;
+      if (r.target) add('8', `tail under real limits, ${who}`, measured, r.shards > 1 ? '≤ 10 s, 0/0, ≤ 5×429' : '≤ 10 s, 0/0', `${yes(r.target.tail)}/${yes(r.target.exact)}${r.target.few429 === undefined ? '' : `/${yes(r.target.few429)}`}`);
+      else add('8', `  baseline (all at finish), ${who}`, measured, '', '');
+    }
   }
   for (const [id, v] of Object.entries(results)) if (v && v.error) add(id, 'ERROR', v.error.slice(0, 140), '', 'MISSED');
   const widths = [3, 70, 80, 22, 10];
