@@ -60,7 +60,7 @@ export class TargetSession {
       ({ statuses }) => {
         if (this.ending) return;
         this.statuses = statuses;
-        this.stream = new ResultStream({ batching: this.target.batching, publish: (items) => this.target.publish(items), onDone: (items) => this.confirm(items) });
+        this.stream = new ResultStream({ batching: this.target.batching, prepared: this.target.prepared(), publish: (items) => this.target.publish(items), onDone: (items) => this.confirm(items) });
         this.offerReady(this.readiness.keys());
       },
       // Report a bad preflight as soon as it is known, not only at the end of the run.

@@ -2,7 +2,9 @@ import type { PublishResult } from '../kit/target';
 import type { PlanItem } from '../model';
 
 export interface ResultStreamOptions {
-  batching: { maxItems: number; maxWaitMs: number };
+  batching: { maxItems: number; maxWaitMs: number; spaced: boolean };
+  /** Nothing is sent before this settles (the target's own preparation: its time is not a batch's). */
+  prepared?: Promise<void>;
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
   /** Items the service confirmed. */
   onDone(items: readonly PlanItem[]): void;
@@ -11,9 +13,9 @@ export interface ResultStreamOptions {
 
 /**
  * Sends a target's results while the tests run, in batches: a batch goes when it is full or when its
- * oldest result has waited long enough. One batch is in flight at a time, and the next waits at least
- * as long as the last one took, so a service that slows down (pacing, 429 waits) gets fewer, larger
- * batches instead of a queue of small ones. Failed items are left to the end of the run, which
+ * oldest result has waited long enough, once the target's own preparation is done. One batch is in
+ * flight at a time; for `spaced` targets (bulk calls) the next waits as long as the last one took, so a
+ * service that slows down (pacing, 429 waits) gets fewer, larger batches instead of a queue of small ones. Failed items are left to the end of the run, which
  * re-plans everything and sends what is not confirmed.
  */
 export class ResultStream {
@@ -23,10 +25,16 @@ export class ResultStream {
   private inflight?: Promise<void>;
   private notBefore = 0;
   private stopped = false;
+  private isPrepared: boolean;
   private readonly now: () => number;
 
   constructor(private readonly o: ResultStreamOptions) {
     this.now = o.now ?? (() => Date.now());
+    this.isPrepared = !o.prepared;
+    void o.prepared?.then(() => {
+      this.isPrepared = true;
+      this.schedule();
+    });
   }
 
   /** Queues results (a later item for a key replaces an earlier one not yet sent). */
@@ -46,7 +54,7 @@ export class ResultStream {
   }
 
   private schedule(): void {
-    if (this.stopped || this.inflight || !this.pending.size) return;
+    if (this.stopped || this.inflight || !this.pending.size || !this.isPrepared) return;
     const { maxItems, maxWaitMs } = this.o.batching;
     const due = this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);
     const wait = due - this.now();
@@ -73,7 +81,7 @@ export class ResultStream {
       .catch(() => undefined)
       .finally(() => {
         const took = this.now() - started;
-        this.notBefore = this.now() + took;
+        this.notBefore = this.o.batching.spaced ? this.now() + took : 0;
         this.inflight = undefined;
         this.schedule();
       });

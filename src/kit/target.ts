@@ -80,13 +80,17 @@ export interface Target {
   check(): Promise<CheckLine[]>;
   /** Requests made so far. */
   calls(): number;
+  /** Resolves when the preparation begun by `begin` (registering keys, waiting for generated tests) has settled. */
+  prepared(): Promise<void>;
   /** Waits for background work (prefetch) to settle. */
   close(): Promise<void>;
   /**
    * How results are grouped while the tests run: a batch goes out when it has `maxItems` results or
-   * its oldest result has waited `maxWaitMs` (a bulk call per batch, rather than one per result).
+   * its oldest result has waited `maxWaitMs`. `spaced`: the next batch waits as long as the last one
+   * took (for bulk calls whose cost is per batch, so a slow service gets fewer, larger batches);
+   * otherwise the next batch goes as soon as the last one is done (one call per result anyway).
    */
-  readonly batching: { maxItems: number; maxWaitMs: number };
+  readonly batching: { maxItems: number; maxWaitMs: number; spaced: boolean };
 }
 
 /** What a definition's factory is given besides its config. */

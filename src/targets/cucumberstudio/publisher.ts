@@ -28,7 +28,7 @@ export interface CsTargetOptions {
 export class CucumberStudioTarget implements Target {
   readonly id = 'cucumberstudio';
   /** One post per test result whatever the grouping: send as results come. */
-  readonly batching = { maxItems: 50, maxWaitMs: 200 };
+  readonly batching = { maxItems: 50, maxWaitMs: 200, spaced: false };
   private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
   private readonly statusWarnings: string[];
   private readonly run = new ContainerState('CucumberStudio test run');
@@ -158,6 +158,10 @@ export class CucumberStudioTarget implements Target {
 
   calls(): number {
     return this.lane.stats.calls;
+  }
+
+  prepared(): Promise<void> {
+    return this.run.settled();
   }
 
   close(): Promise<void> {

@@ -23,7 +23,7 @@ const BULK_CHUNK = 1000;
 export class ZephyrTarget implements Target {
   readonly id = 'zephyr';
   /** One bulk call sets a status on up to 1,000 executions: group what finishes within a few seconds. */
-  readonly batching = { maxItems: BULK_CHUNK, maxWaitMs: 3_000 };
+  readonly batching = { maxItems: BULK_CHUNK, maxWaitMs: 3_000, spaced: true };
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
@@ -169,6 +169,10 @@ export class ZephyrTarget implements Target {
 
   calls(): number {
     return this.lane.stats.calls;
+  }
+
+  prepared(): Promise<void> {
+    return this.cycle.settled();
   }
 
   close(): Promise<void> {
