@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { classify } from '../kit/classify';
+import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import type { DoneItem, Outbox } from './outbox';
@@ -130,10 +131,10 @@ export class TargetSession {
       // The service may have come back since onBegin (outage at start): one more try before giving up.
       if (classify(error).kind === 'transient' || classify(error).kind === 'rate-limited') {
         try {
-          begun = await this.begin([]);
+          begun = await waitFor({ label: `${this.definition.label} preflight`, maxAttempts: 1, attempt: async () => ready(await this.begin([])) });
           this.log.info(`${this.definition.label}: reachable again; publishing`);
         } catch (again) {
-          this.beginError = again;
+          this.beginError = again instanceof WaitTimeoutError ? (again.lastError ?? again) : again;
         }
       }
       if (!begun) summary.errors.push(((this.beginError ?? error) as Error)?.message ?? String(error));

@@ -1,4 +1,4 @@
-import { setTimeout } from 'node:timers/promises';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 
 /**
  * The bound on how long the end of a run may keep Playwright waiting (`publishTimeout`). Shared by
@@ -9,6 +9,9 @@ import { setTimeout } from 'node:timers/promises';
 export class Deadline {
   private at = Infinity;
   private set = new AbortController();
+  private readonly passed = new AbortController();
+  /** Aborts (with a DeadlineError) when the deadline passes: polls and waits that take a signal stop then. */
+  readonly expired: AbortSignal = this.passed.signal;
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
@@ -17,6 +20,8 @@ export class Deadline {
     this.at = this.now() + ms;
     this.set.abort();
     this.set = new AbortController();
+    // Unref'd: once the run's work is done, this timer must not keep the process alive.
+    setTimeout(() => this.passed.abort(new DeadlineError(`publishTimeout (${Math.round(ms / 1000)} s) reached`)), ms).unref();
   }
 
   /**
@@ -24,7 +29,7 @@ export class Deadline {
    * began while the tests ran (say a 429's hour) is checked against it rather than slept through.
    */
   async sleep(ms: number): Promise<void> {
-    await setTimeout(ms, undefined, { signal: this.set.signal }).catch(() => undefined);
+    await sleepFor(ms, undefined, { signal: this.set.signal }).catch(() => undefined);
   }
 
   /** Milliseconds left (Infinity while the tests still run). */

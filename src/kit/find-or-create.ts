@@ -1,4 +1,5 @@
 import type { RequestLane } from './lane';
+import { notReady, ready, waitFor, WaitTimeoutError } from './wait';
 
 export interface FindOrCreate<T> {
   lane: RequestLane;
@@ -14,6 +15,7 @@ export interface FindOrCreate<T> {
   followerWaitMs?: number;
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  signal?: AbortSignal;
 }
 
 /**
@@ -26,12 +28,26 @@ export interface FindOrCreate<T> {
 export async function findOrCreate<T>(o: FindOrCreate<T>): Promise<{ value: T; reused: boolean }> {
   const existing = (await o.find())[0];
   if (existing) return { value: existing, reused: true };
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const deadline = Date.now() + (o.followerWaitMs ?? 0);
-  while (Date.now() < deadline) {
-    await sleep(o.pollMs ?? 1_000);
-    const found = (await o.find())[0];
-    if (found) return { value: found, reused: true };
+  if (o.followerWaitMs) {
+    try {
+      const found = await waitFor({
+        label: `${o.label}: the leader shard's container`,
+        timeoutMs: o.followerWaitMs,
+        delayFirst: true,
+        firstDelayMs: o.pollMs ?? 1_000,
+        factor: 1,
+        clock: o.sleep ? { now: () => Date.now(), sleep: o.sleep } : undefined,
+        signal: o.signal,
+        attempt: async () => {
+          const first = (await o.find())[0];
+          return first ? ready(first) : notReady('not created yet');
+        },
+      });
+      return { value: found, reused: true };
+    } catch (error) {
+      // The leader never made one (its shard may have no tests): this process creates it.
+      if (!(error instanceof WaitTimeoutError)) throw error;
+    }
   }
   const mine = await o.lane.retry(o.label, async (_attempt, previous) => {
     if (previous?.kind === 'transient' && previous.ambiguous) {

@@ -26,9 +26,10 @@ export const realClock: Clock = {
 };
 
 /** What one poll found: done with a value, or not yet, with a reason worth showing on a timeout. */
-export type Poll<T> = { ready: true; value: T } | { ready: false; reason: string };
+export type Poll<T> = { ready: true; value: T } | { ready: false; reason: string; waitMs?: number };
 export const ready = <T>(value: T): Poll<T> => ({ ready: true, value });
-export const notReady = <T = never>(reason: string): Poll<T> => ({ ready: false, reason });
+/** Not yet; `waitMs`: the service said when to look again (e.g. Retry-After on a 423). */
+export const notReady = <T = never>(reason: string, waitMs?: number): Poll<T> => ({ ready: false, reason, waitMs });
 
 export interface WaitOptions<T> {
   /** What is awaited, for messages: "Zephyr job 0bd1…", "test run 42: generated tests". */
@@ -115,6 +116,7 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<T> {
       const poll = await abortable(o.attempt({ attempt: attempts, signal }), signal);
       if (poll.ready) return poll.value;
       reason = poll.reason;
+      atLeast = poll.waitMs && poll.waitMs > 0 ? poll.waitMs : 0;
     } catch (e) {
       // An attempt cut short by our own signal is an abort, not a failure of the service.
       if (signal?.aborted) throw signal.reason;

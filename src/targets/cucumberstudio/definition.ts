@@ -27,6 +27,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
     const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 8, rateLimit: config.rateLimit, onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
-    return new CucumberStudioTarget(config, client, lane, { ...tuning, replay: deps.replay ?? tuning.replay });
+    const wait = { ...tuning.wait, signal: deps.deadline?.expired };
+    return new CucumberStudioTarget(config, client, lane, { ...tuning, wait, replay: deps.replay ?? tuning.replay });
   },
 };

@@ -1,7 +1,5 @@
-/**
- * The one polling loop of this target, kept local and small until the shared helper (`src/kit/wait.ts`)
- * lands: the lead can swap it for that one (same contract: a probe, a timeout, injectable sleep / now).
- */
+import { notReady, ready, waitFor, WaitTimeoutError } from '../../kit/wait';
+
 export interface PollOptions {
   timeoutMs: number;
   sleep?: (ms: number) => Promise<void>;
@@ -9,29 +7,36 @@ export interface PollOptions {
   /** First pause between probes (ms, default 250); grows by half each time up to `maxDelayMs` (default 5000). */
   firstDelayMs?: number;
   maxDelayMs?: number;
+  /** The run's publishTimeout: the wait stops when it passes. */
+  signal?: AbortSignal;
 }
 
 /** What one probe found: done, or not yet (with the service's own wait hint, if it gave one). */
 export type Probe = { done: true } | { done: false; waitMs?: number };
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /**
- * Calls `probe` until it reports done (true), or until the next pause would end past the timeout
- * (false). A probe that throws ends the polling with its error: only the probe knows which failures
- * mean "not yet" and which must surface at once.
+ * Calls `probe` through the shared wait until it reports done (true) or the timeout (false). The probe
+ * decides which failures mean "not yet" (it returns not-done for those); anything it throws that the
+ * shared classification takes as final surfaces at once.
  */
 export async function pollUntil(probe: () => Promise<Probe>, o: PollOptions): Promise<boolean> {
-  const now = o.now ?? Date.now;
-  const sleep = o.sleep ?? realSleep;
-  const end = now() + o.timeoutMs;
-  let delay = o.firstDelayMs ?? 250;
-  for (;;) {
-    const r = await probe();
-    if (r.done) return true;
-    const pause = r.waitMs !== undefined && r.waitMs > 0 ? r.waitMs : delay;
-    if (now() + pause > end) return false;
-    await sleep(pause);
-    delay = Math.min(o.maxDelayMs ?? 5_000, Math.round(delay * 1.5));
+  try {
+    await waitFor({
+      label: 'CucumberStudio test run: generated tests',
+      timeoutMs: o.timeoutMs,
+      firstDelayMs: o.firstDelayMs ?? 250,
+      factor: 1.5,
+      maxDelayMs: o.maxDelayMs ?? 5_000,
+      clock: o.sleep || o.now ? { now: o.now ?? (() => Date.now()), sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) } : undefined,
+      signal: o.signal,
+      attempt: async () => {
+        const r = await probe();
+        return r.done ? ready(true) : notReady('not all tests generated yet', r.waitMs);
+      },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) return false;
+    throw error;
   }
 }

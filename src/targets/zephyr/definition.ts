@@ -33,7 +33,8 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   create(config, deps) {
     const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: pacing(config, deps.processes ?? 1), onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
-    return new ZephyrTarget(config, client, lane, deps.tuning?.zephyr as JobWaitOptions | undefined);
+    const jobs = { ...(deps.tuning?.zephyr as JobWaitOptions | undefined), signal: deps.deadline?.expired };
+    return new ZephyrTarget(config, client, lane, jobs);
   },
 };
 

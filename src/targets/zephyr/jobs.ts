@@ -1,4 +1,5 @@
 import { BadResponseError } from '../../http/errors';
+import { notReady, ready, waitFor } from '../../kit/wait';
 import type { JobProgress, ZephyrClient } from './client';
 
 export interface JobWaitOptions {
@@ -7,6 +8,8 @@ export interface JobWaitOptions {
   maxPollMs?: number;
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** The run's publishTimeout: the wait stops when it passes. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -53,20 +56,27 @@ export const jobDone = (p: JobProgress): boolean => Number(p.progress ?? 0) >= 1
 /** The job's own error message, when it failed. */
 export const jobFailed = (p: JobProgress): string | undefined => (typeof p.errorMessage === 'string' && p.errorMessage.trim() ? p.errorMessage.trim() : undefined);
 
-/** Polls `jobprogress` until `progress` ≥ 1; an error message or the timeout ends it with an error. */
+/** Polls `jobprogress` until `progress` ≥ 1 (the shared wait); a job's error message ends it at once. */
 export async function waitForJob(client: ZephyrClient, token: string, o: JobWaitOptions = {}): Promise<JobProgress> {
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const deadline = Date.now() + (o.timeoutMs ?? 300_000);
-  let wait = o.firstPollMs ?? 200;
-  for (;;) {
-    await sleep(wait);
-    const p = await client.jobProgress(token);
-    const failed = jobFailed(p);
-    if (failed) throw new Error(`Zephyr job failed: ${failed}`);
-    if (jobDone(p)) return p;
-    if (Date.now() > deadline) throw new Error(`Zephyr job did not finish within ${Math.round((o.timeoutMs ?? 300_000) / 1000)} s`);
-    wait = Math.min(o.maxPollMs ?? 2_000, Math.round(wait * 1.6));
-  }
+  const timeoutMs = o.timeoutMs ?? 300_000;
+  return waitFor({
+    label: `Zephyr job ${token.slice(0, 8)}`,
+    timeoutMs,
+    // A job just submitted is never done at once: the first look comes after a pause.
+    delayFirst: true,
+    firstDelayMs: o.firstPollMs ?? 200,
+    maxDelayMs: o.maxPollMs ?? 2_000,
+    clock: o.sleep ? { now: () => Date.now(), sleep: o.sleep } : undefined,
+    signal: o.signal,
+    advice: 'the results stay in the outbox for `npx playwright-tms-reporter replay`',
+    attempt: async () => {
+      const p = await client.jobProgress(token);
+      const failed = jobFailed(p);
+      // Not an HttpError: the shared classification takes it as final, so it surfaces at once.
+      if (failed) throw new Error(`Zephyr job failed: ${failed}`);
+      return jobDone(p) ? ready(p) : notReady(`progress ${p.progress ?? 0}`);
+    },
+  });
 }
 
 /**

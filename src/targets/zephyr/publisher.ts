@@ -196,6 +196,7 @@ export class ZephyrTarget implements Target {
       // Our duplicate is still empty: nothing was added to it yet.
       discard: async (c) => void (await this.client.deleteCycle(String(c.id), projectId, versionId)),
       followerWaitMs,
+      signal: this.jobs.signal,
     });
     return { id: String(value.id), name, reused };
   }
