@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // Integration tests spawn real `playwright test` processes; 2 cores do not gain from more forks.

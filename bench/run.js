@@ -16,10 +16,9 @@ const log = (line) => process.stderr.write(`${line}\n`);
 
 /** Figure 7: the bad-input matrix is a vitest file in `npm test`; the bench runs it and reports its table. */
 async function badInput() {
-  const report = path.join(L.REPO, '.tmp', 'bad-input-report.json');
-  fs.rmSync(report, { force: true });
+  const report = path.join(L.tmpDir('bad-input'), 'bad-input-report.json');
   const vitest = require.resolve('vitest/vitest.mjs', { paths: [L.REPO] });
-  const res = await L.exec(process.execPath, [vitest, 'run', 'test/integration/bad-input.test.ts'], { cwd: L.REPO, env: { ...process.env, CI: '1' } });
+  const res = await L.exec(process.execPath, [vitest, 'run', 'test/integration/bad-input.test.ts'], { cwd: L.REPO, env: { ...process.env, CI: '1', BAD_INPUT_REPORT: report } });
   if (!fs.existsSync(report)) throw new Error(`bad-input test wrote no report:\n${res.output.slice(-1500)}`);
   const { cases } = JSON.parse(fs.readFileSync(report, 'utf8'));
   const config = cases.filter((c) => c.kind === 'config');

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 /**
  * CucumberStudio behaving like the real service: real `playwright test` runs against the sandbox, checked
  * for exact results AND for the requests made (sandbox log): the project's whole scenario list is only
@@ -14,7 +15,7 @@ import { createPrinter } from '../../src/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
 import { duplicateNote } from '../../src/targets/cucumberstudio/run-lifecycle';
-import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, runReplay, testSandbox } from './harness';
+import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, runReplay, testSandbox, tempDir } from './harness';
 import { CS_EXPECTED, CS_SUITE } from './suites';
 
 const LIST = 'GET /projects/:pid/test_runs/:trid/test_snapshots';
@@ -131,7 +132,7 @@ describe('CucumberStudio fidelity (live)', () => {
     const summaries = await Promise.all(
       [0, 1, 2, 3, 4].map((i) => {
         const records = [{ testId: `t${i}`, title: `t${i}`, keys: { cucumberstudio: [String(60 + i)] }, outcome: 'passed' as const, attempts: 1 }];
-        const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: `/tmp/cs-race-${process.pid}-${i}` }, { printer });
+        const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('cs-race'), 'outbox') }, { printer });
         run.start(records);
         return run.finish(records, 0);
       }),

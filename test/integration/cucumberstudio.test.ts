@@ -25,6 +25,9 @@ describe.each(MODES)('CucumberStudio publishing (%s)', (mode) => {
     const run = await runPlaywright({ files: CS_SUITE, env, retries: 1, mode });
     const r = csRun(sandbox, name);
     expect(r.scenarioIds.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 7, 11, 12]);
+    // The run's tests were still being generated when first listed: the 423 was served and waited out.
+    const listed = sandbox.log().filter((e) => e.service === 'cucumberstudio' && e.target.includes(`/test_runs/${r.id}/test_snapshots`) && e.method === 'GET');
+    expect(listed.some((e) => e.status === 423), JSON.stringify(listed.map((e) => e.status))).toBe(true);
     expect(csLastStatuses(r)).toEqual(expectedLast());
     expect(r.snapshots.find((s) => s.scenarioId === 2)!.results[0].description).toContain('Expected: "b"');
     expect(r.snapshots.find((s) => s.scenarioId === 11)!.results[0].description).toContain('s11 broke');

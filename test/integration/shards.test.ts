@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { resolveConfig } from '../../src/config';
@@ -5,7 +6,7 @@ import { createPrinter } from '../../src/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
 import type { TestRecord } from '../../src/model';
-import { csLastStatuses, csRuns, outboxFiles, runPlaywright, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { csLastStatuses, csRuns, outboxFiles, runPlaywright, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -64,7 +65,7 @@ it('processes that all create at once (no shard info) converge on one cycle and 
   const printer = createPrinter([], false, () => undefined);
   const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, keys: { zephyr: [`PROJ-${700 + i}`], cucumberstudio: [String(700 + i)] }, outcome: 'passed', attempts: 1 }];
   const publishers = Array.from({ length: 5 }, (_, i) => {
-    const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: `/tmp/race-${process.pid}-${i}` }, { printer });
+    const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('race'), 'outbox') }, { printer });
     run.start(records(i));
     return run.finish(records(i), 0);
   });

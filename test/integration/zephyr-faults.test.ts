@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { allFileText, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
@@ -100,13 +102,35 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     expect(run.output).toContain('failOnPublishError');
   });
 
-  it.runIf(mode === 'live')('a base URL without the context path gives the qsh hint', async () => {
+  it.runIf(mode === 'live')('a base URL without the context path names ZEPHYR_BASE_URL and the /connect root', async () => {
     const env = { ...sandbox.env() };
     env.ZEPHYR_BASE_URL = env.ZEPHYR_BASE_URL.replace(/\/connect$/, '');
     const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
     expect(run.exitCode).toBe(0);
-    expect(run.output).toMatch(/404|qsh/);
-    expect(run.output).toContain('ZEPHYR_BASE_URL');
+    expect(run.output).toMatch(/Zephyr has no GET .*\(404.*ZEPHYR_BASE_URL \(zephyr\.baseUrl\).*\/connect/);
+  });
+
+  it.runIf(mode === 'live')('a request changed on its way (a proxy adding to the query) gives the qsh hint', async () => {
+    // The service recomputes the qsh from the request it receives: any rewrite breaks the signature.
+    const target = new URL(sandbox.origin);
+    const proxy = createServer((req, res) => {
+      const url = `${req.url}${req.url!.includes('?') ? '&' : '?'}via=proxy`;
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const env = { ...sandbox.env(), ZEPHYR_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/connect` };
+      const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+      expect(run.exitCode).toBe(0);
+      expect(run.output).toMatch(/Zephyr rejected the request signature \(401, qsh mismatch/);
+      expect(run.output).toContain('ZEPHYR_BASE_URL');
+    } finally {
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 
   it('a key that is not a Test issue is reported and kept for replay; the others publish', async () => {
