@@ -124,7 +124,12 @@ function checkCs(sandbox, name, expected) {
 
 /** A naive per-test Zephyr publisher (the baseline): POST /execution + PUT /execution/{id}, sequential. */
 async function naiveZephyr(env, recs, cycleName) {
-  const creds = { baseUrl: env.ZEPHYR_BASE_URL, accessKey: env.ZEPHYR_ACCESS_KEY, secretKey: env.ZEPHYR_SECRET_KEY, accountId: env.ZEPHYR_ACCOUNT_ID };
+  const creds = {
+    baseUrl: env.ZEPHYR_BASE_URL,
+    accessKey: env.ZEPHYR_ACCESS_KEY,
+    secretKey: env.ZEPHYR_SECRET_KEY,
+    accountId: env.ZEPHYR_ACCOUNT_ID,
+  };
   const projectId = Number(env.ZEPHYR_PROJECT_ID);
   const versionId = -1;
   let calls = 0;
@@ -132,7 +137,16 @@ async function naiveZephyr(env, recs, cycleName) {
     const url = `${creds.baseUrl}/public/rest/api/1.0${rel}`;
     const token = await signRequest(creds, method, url, Math.floor(Date.now() / 1000));
     calls++;
-    const res = await fetch(url, { method, headers: { Authorization: `JWT ${token}`, zapiAccessKey: creds.accessKey, 'Content-Type': 'application/json', Accept: 'application/json' }, body: body && JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers: {
+        Authorization: `JWT ${token}`,
+        zapiAccessKey: creds.accessKey,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: body && JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`naive: ${method} ${rel} -> ${res.status} ${text.slice(0, 200)}`);
     return JSON.parse(text);
@@ -144,7 +158,15 @@ async function naiveZephyr(env, recs, cycleName) {
     const issueId = 100000 + n;
     const created = await call('POST', '/execution', { issueId, projectId, versionId, cycleId: cycle.id });
     const status = r.outcome === 'failed' ? 2 : 1;
-    await call('PUT', `/execution/${created.execution.id}`, { id: created.execution.id, issueId, projectId, cycleId: cycle.id, versionId, status: { id: status }, comment: r.error ?? '' });
+    await call('PUT', `/execution/${created.execution.id}`, {
+      id: created.execution.id,
+      issueId,
+      projectId,
+      cycleId: cycle.id,
+      versionId,
+      status: { id: status },
+      comment: r.error ?? '',
+    });
   }
   return { calls, ms: performance.now() - started };
 }
@@ -181,7 +203,17 @@ function machine() {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO }).toString().trim();
   } catch {}
   const pw = require(require.resolve('@playwright/test/package.json', { paths: [REPO] })).version;
-  return { date: new Date().toISOString(), node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGB: Math.round(os.totalmem() / 2 ** 30), playwright: pw, commit, quick: QUICK };
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memGB: Math.round(os.totalmem() / 2 ** 30),
+    playwright: pw,
+    commit,
+    quick: QUICK,
+  };
 }
 
 const median = (xs) => {
@@ -189,4 +221,27 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-module.exports = { REPO, DIST, QUICK, PW_CLI, BIN, startSandbox, resolveConfig, PublishRun, signRequest, sleep, silentPrinter, tmpDir, pick, records, waitQuiet, checkZephyr, checkCs, naiveZephyr, exec, cleanEnv, machine, median };
+module.exports = {
+  REPO,
+  DIST,
+  QUICK,
+  PW_CLI,
+  BIN,
+  startSandbox,
+  resolveConfig,
+  PublishRun,
+  signRequest,
+  sleep,
+  silentPrinter,
+  tmpDir,
+  pick,
+  records,
+  waitQuiet,
+  checkZephyr,
+  checkCs,
+  naiveZephyr,
+  exec,
+  cleanEnv,
+  machine,
+  median,
+};

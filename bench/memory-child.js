@@ -11,7 +11,11 @@ async function main() {
   const n = Number(process.env.BENCH_N || 10000);
   const recs = L.records(n, { failEvery: 100 });
   const dir = L.tmpDir('mem');
-  const config = L.resolveConfig({ outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 's.json'), zephyr: { cycleName: 'bench memory' } }, process.env, dir);
+  const config = L.resolveConfig(
+    { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 's.json'), zephyr: { cycleName: 'bench memory' } },
+    process.env,
+    dir,
+  );
   global.gc?.();
   await L.sleep(50);
   global.gc?.();

@@ -19,7 +19,11 @@ function project(label, { n, failEvery = 0, sleepMs = 0, reporter, files = 4, wo
     }
     fs.writeFileSync(path.join(dir, 'tests', `t${f}.spec.js`), `${lines.join('\n')}\n`);
   }
-  const write = (name, rep) => fs.writeFileSync(path.join(dir, name), `module.exports = ${JSON.stringify({ testDir: './tests', workers, fullyParallel: true, retries: 0, reporter: rep }, null, 2)};\n`);
+  const write = (name, rep) =>
+    fs.writeFileSync(
+      path.join(dir, name),
+      `module.exports = ${JSON.stringify({ testDir: './tests', workers, fullyParallel: true, retries: 0, reporter: rep }, null, 2)};\n`,
+    );
   write('playwright.config.js', reporter);
   return { dir, write };
 }
@@ -28,7 +32,9 @@ function project(label, { n, failEvery = 0, sleepMs = 0, reporter, files = 4, wo
 async function timedRun(dir, config, env) {
   const args = [L.PW_CLI, 'test', '-c', config];
   const t0 = performance.now();
-  const res = HAS_TIME ? await L.exec('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: dir, env }) : await L.exec(process.execPath, args, { cwd: dir, env });
+  const res = HAS_TIME
+    ? await L.exec('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: dir, env })
+    : await L.exec(process.execPath, args, { cwd: dir, env });
   const wallMs = performance.now() - t0;
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.output);
   return { wallMs, peakRssMB: m ? Number(m[1]) / 1024 : NaN, exitCode: res.exitCode, output: res.output };
@@ -48,7 +54,16 @@ async function overhead(log) {
     for (let i = 0; i < reps; i++) {
       const order = i % 2 ? ['B', 'A'] : ['A', 'B'];
       for (const k of order) {
-        const env = L.cleanEnv(k === 'B' ? { ...L.pick(sandbox.env(), 'ZEPHYR_'), ZEPHYR_CYCLE_NAME: `overhead ${i}`, PW_TMS_OUTBOX_DIR: path.join(p.dir, `outbox-${i}`), PW_TMS_SUMMARY_FILE: path.join(p.dir, `summary-${i}.json`) } : {});
+        const env = L.cleanEnv(
+          k === 'B'
+            ? {
+                ...L.pick(sandbox.env(), 'ZEPHYR_'),
+                ZEPHYR_CYCLE_NAME: `overhead ${i}`,
+                PW_TMS_OUTBOX_DIR: path.join(p.dir, `outbox-${i}`),
+                PW_TMS_SUMMARY_FILE: path.join(p.dir, `summary-${i}.json`),
+              }
+            : {},
+        );
         const r = await timedRun(p.dir, k === 'A' ? 'playwright.config.js' : 'with.config.js', env);
         if (r.exitCode !== 0) throw new Error(`overhead run ${k} failed: ${r.output.slice(-800)}`);
         base[k].push(r);
@@ -57,7 +72,9 @@ async function overhead(log) {
           published = s.targets.zephyr.published;
         }
       }
-      log(`  rep ${i + 1}/${reps}: without ${Math.round(base.A[i].wallMs)} ms / ${base.A[i].peakRssMB.toFixed(0)} MB, with ${Math.round(base.B[i].wallMs)} ms / ${base.B[i].peakRssMB.toFixed(0)} MB`);
+      log(
+        `  rep ${i + 1}/${reps}: without ${Math.round(base.A[i].wallMs)} ms / ${base.A[i].peakRssMB.toFixed(0)} MB, with ${Math.round(base.B[i].wallMs)} ms / ${base.B[i].peakRssMB.toFixed(0)} MB`,
+      );
     }
     const ratios = base.A.map((a, i) => base.B[i].wallMs / a.wallMs);
     const rssRatios = base.A.map((a, i) => base.B[i].peakRssMB / a.peakRssMB);
@@ -97,7 +114,8 @@ function expectedFromJson(file) {
         if (!last) continue;
         const st = last.status;
         const zs = st === 'passed' ? 1 : st === 'failed' || st === 'timedOut' ? 2 : st === 'interrupted' ? 4 : -1;
-        const cst = st === 'passed' ? 'passed' : st === 'failed' || st === 'timedOut' ? 'failed' : st === 'interrupted' ? 'blocked' : 'skipped';
+        const cst =
+          st === 'passed' ? 'passed' : st === 'failed' || st === 'timedOut' ? 'failed' : st === 'interrupted' ? 'blocked' : 'skipped';
         for (const raw of spec.tags ?? []) {
           const tag = String(raw).replace(/^@/, '');
           if (/^PROJ-\d+$/.test(tag)) z[tag] = zs;
@@ -120,7 +138,11 @@ async function faultMatrix(log) {
     { id: '104-50', title: 'errorCode 104 / 503 at 50 %', faults: { faultRate: 0.5 } },
     { id: 'applied-5', title: 'applied, then 500 at 5 %', faults: { appliedFaultRate: 0.05 } },
     { id: 'resets', title: 'connection resets at 5 %', faults: { resetRate: 0.05 } },
-    { id: '429', title: '429 storms (Zephyr 5/s, CucumberStudio 20/2 s)', faults: { zephyr: { rateLimit: { count: 5, windowMs: 1000 } }, cucumberstudio: { rateLimit: { count: 20, windowMs: 2000 } } } },
+    {
+      id: '429',
+      title: '429 storms (Zephyr 5/s, CucumberStudio 20/2 s)',
+      faults: { zephyr: { rateLimit: { count: 5, windowMs: 1000 } }, cucumberstudio: { rateLimit: { count: 20, windowMs: 2000 } } },
+    },
     { id: 'down', title: 'both services down for the whole run, then replay', faults: { down: true }, upBeforeReplay: true },
     { id: 'down-mid', title: 'both services down mid-run (3 s), then back', midRun: true },
     { id: 'sigint', title: 'SIGINT to playwright mid-run, then replay', sigint: true },
@@ -128,13 +150,30 @@ async function faultMatrix(log) {
   const selected = L.QUICK ? cells.filter((c) => ['104-20', 'down', 'sigint'].includes(c.id)) : cells;
   const rows = [];
   for (const cell of selected) {
-    const sandbox = await L.startSandbox({ port: 0, seed: 7, zephyr: { jobDelayMs: 60 }, cucumberstudio: { generationDelayMs: 300 }, faults: { zephyr: { latencyMs: 5 }, cucumberstudio: { latencyMs: 5 } } });
+    const sandbox = await L.startSandbox({
+      port: 0,
+      seed: 7,
+      zephyr: { jobDelayMs: 60 },
+      cucumberstudio: { generationDelayMs: 300 },
+      faults: { zephyr: { latencyMs: 5 }, cucumberstudio: { latencyMs: 5 } },
+    });
     try {
       const slow = cell.midRun || cell.sigint;
-      const p = project(`matrix-${cell.id}`, { n, failEvery: 10, sleepMs: slow ? 150 : 0, reporter: [['dot'], ['json', { outputFile: 'report.json' }], ['playwright-tms-reporter', {}]] });
+      const p = project(`matrix-${cell.id}`, {
+        n,
+        failEvery: 10,
+        sleepMs: slow ? 150 : 0,
+        reporter: [['dot'], ['json', { outputFile: 'report.json' }], ['playwright-tms-reporter', {}]],
+      });
       const name = `matrix ${cell.id}`;
       const outbox = path.join(p.dir, 'outbox');
-      const env = L.cleanEnv({ ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name, PW_TMS_OUTBOX_DIR: outbox, PW_TMS_SUMMARY_FILE: path.join(p.dir, 'summary.json') });
+      const env = L.cleanEnv({
+        ...sandbox.env(),
+        ZEPHYR_CYCLE_NAME: name,
+        CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+        PW_TMS_OUTBOX_DIR: outbox,
+        PW_TMS_SUMMARY_FILE: path.join(p.dir, 'summary.json'),
+      });
       const applyFaults = (f) => {
         const { zephyr, cucumberstudio, ...both } = f;
         sandbox.setFaults('zephyr', { ...both, ...(zephyr ?? {}) });
@@ -162,7 +201,12 @@ async function faultMatrix(log) {
               for (;;) {
                 await L.sleep(50);
                 const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.jsonl')) : [];
-                const lines = files.length ? fs.readFileSync(path.join(outbox, files[0]), 'utf8').split('\n').filter((l) => l.includes('"t":"test"')).length : 0;
+                const lines = files.length
+                  ? fs
+                      .readFileSync(path.join(outbox, files[0]), 'utf8')
+                      .split('\n')
+                      .filter((l) => l.includes('"t":"test"')).length
+                  : 0;
                 if (lines >= n / 2) break;
               }
               child.kill('SIGINT');
@@ -173,7 +217,8 @@ async function faultMatrix(log) {
       await toggler;
       const runMs = performance.now() - t0;
       if (cell.upBeforeReplay) applyFaults({ down: false });
-      if (cell.faults && !cell.upBeforeReplay) applyFaults({ faultRate: 0, appliedFaultRate: 0, resetRate: 0, rateLimit: null, down: false });
+      if (cell.faults && !cell.upBeforeReplay)
+        applyFaults({ faultRate: 0, appliedFaultRate: 0, resetRate: 0, rateLimit: null, down: false });
       if (!fs.existsSync(path.join(p.dir, 'report.json'))) throw new Error(`${cell.id}: no JSON report:\n${run.output.slice(-1500)}`);
       const expected = expectedFromJson(path.join(p.dir, 'report.json'));
       const before = { z: L.checkZephyr(sandbox, name, expected.z), cs: L.checkCs(sandbox, name, expected.cs) };
@@ -194,19 +239,28 @@ async function faultMatrix(log) {
         finished: Object.keys(expected.z).length,
         exitCode: run.exitCode,
         runMs: Math.round(runMs),
-        injected: { faults: st.zephyr.faultsInjected + st.cucumberstudio.faultsInjected, applied: st.zephyr.appliedFaults + st.cucumberstudio.appliedFaults, resets: st.zephyr.resets + st.cucumberstudio.resets, rateLimited: st.zephyr.rateLimited + st.cucumberstudio.rateLimited },
+        injected: {
+          faults: st.zephyr.faultsInjected + st.cucumberstudio.faultsInjected,
+          applied: st.zephyr.appliedFaults + st.cucumberstudio.appliedFaults,
+          resets: st.zephyr.resets + st.cucumberstudio.resets,
+          rateLimited: st.zephyr.rateLimited + st.cucumberstudio.rateLimited,
+        },
         outboxBeforeReplay: leftFiles.length,
         replayed,
         zephyr: { beforeReplay: before.z, final: after.z },
         cucumberstudio: { beforeReplay: before.cs, final: after.cs },
-        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some((s) => !!s && (run.output + replayOut).includes(s)),
+        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some(
+          (s) => !!s && (run.output + replayOut).includes(s),
+        ),
       };
       const ok = (c) => c.lost === 0 && c.duplicates === 0 && c.delivered === c.expected;
       row.target = { exact: ok(after.z) && ok(after.cs), noLeak: !row.secretLeak };
       if (cell.sigint) row.target.outboxHeldFinished = leftFiles.length > 0 || (ok(before.z) && ok(before.cs));
       rows.push(row);
       const fmt = (c) => `${c.delivered}/${c.expected} dup ${c.duplicates} lost ${c.lost}`;
-      log(`  ${cell.title}: Zephyr ${fmt(after.z)}, CucumberStudio ${fmt(after.cs)}${replayed ? ` (after replay; before: Z ${fmt(before.z)}, CS ${fmt(before.cs)})` : ''}`);
+      log(
+        `  ${cell.title}: Zephyr ${fmt(after.z)}, CucumberStudio ${fmt(after.cs)}${replayed ? ` (after replay; before: Z ${fmt(before.z)}, CS ${fmt(before.cs)})` : ''}`,
+      );
     } finally {
       await sandbox.close();
     }

@@ -8,7 +8,11 @@ const ZEPHYR_STATUS = { passed: 1, failed: 2 };
 /** Runs one publish like the reporter does: start at suite begin, a test-run period, then finish. */
 async function publishOnce(sandbox, { options, env, recs, runWait = true }) {
   const dir = L.tmpDir('pub');
-  const config = L.resolveConfig({ outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 'summary.json'), ...options }, env, dir);
+  const config = L.resolveConfig(
+    { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 'summary.json'), ...options },
+    env,
+    dir,
+  );
   if (config.problems.length) throw new Error(`bench config: ${config.problems.join('; ')}`);
   const printer = L.silentPrinter();
   const run = new L.PublishRun(config, { printer });
@@ -64,13 +68,23 @@ async function zephyrCalls(log) {
         tailMs: Math.round(r.tailMs),
         exact: check.lost === 0 && check.duplicates === 0,
         errors: r.summary.targets.zephyr?.errors ?? [],
-        naive: { calls: naiveCalls, sequentialMs: Math.round(naiveMs), tailMs: Math.round(naiveTailMs), sampled: sampleN !== n ? sampleN : undefined },
+        naive: {
+          calls: naiveCalls,
+          sequentialMs: Math.round(naiveMs),
+          tailMs: Math.round(naiveTailMs),
+          sampled: sampleN !== n ? sampleN : undefined,
+        },
         callRatio: +(naiveCalls / calls).toFixed(1),
         tailRatio: +(naiveTailMs / Math.max(1, r.tailMs)).toFixed(1),
       };
-      row.target = n === 2000 ? { calls: calls <= 150 + failed, tail: r.tailMs <= 5000, ratios: row.callRatio >= 25 && row.tailRatio >= 25 } : { ratios: row.callRatio >= 25 && row.tailRatio >= 25 };
+      row.target =
+        n === 2000
+          ? { calls: calls <= 150 + failed, tail: r.tailMs <= 5000, ratios: row.callRatio >= 25 && row.tailRatio >= 25 }
+          : { ratios: row.callRatio >= 25 && row.tailRatio >= 25 };
       rows.push(row);
-      log(`  N=${n}: ${calls} calls (${row.callsPer1000}/1000), tail ${row.tailMs} ms, exact ${row.exact}; naive ${naiveCalls} calls, ${row.naive.sequentialMs} ms${row.naive.sampled ? ` (from ${sampleN})` : ''}`);
+      log(
+        `  N=${n}: ${calls} calls (${row.callsPer1000}/1000), tail ${row.tailMs} ms, exact ${row.exact}; naive ${naiveCalls} calls, ${row.naive.sequentialMs} ms${row.naive.sampled ? ` (from ${sampleN})` : ''}`,
+      );
     }
   } finally {
     await sandbox.close();
@@ -97,7 +111,12 @@ async function zephyrRateLimit(log) {
       // for several windows rather than by job waits.
       const recs = L.records(n, { failEvery: 5 });
       const name = `bench rate ${variant.label}`;
-      const r = await publishOnce(sandbox, { options: { zephyr: { cycleName: name, ...(variant.rate ? { rateLimit: variant.rate } : {}) } }, env, recs, runWait: false });
+      const r = await publishOnce(sandbox, {
+        options: { zephyr: { cycleName: name, ...(variant.rate ? { rateLimit: variant.rate } : {}) } },
+        env,
+        recs,
+        runWait: false,
+      });
       const log429 = sandbox.log().filter((e) => e.service === 'zephyr');
       const accepted = log429.filter((e) => e.status !== 429).length;
       const got429 = log429.length - accepted;
@@ -106,10 +125,24 @@ async function zephyrRateLimit(log) {
       const throughput = accepted / (windows * limit.count);
       const expected = Object.fromEntries(recs.map((x) => [x.keys.zephyr?.[0], ZEPHYR_STATUS[x.outcome]]));
       const check = L.checkZephyr(sandbox, name, expected);
-      const row = { variant: variant.label, n, limit: `${limit.count}/${limit.windowMs / 1000}s`, accepted, got429, publishMs: Math.round(r.totalMs), spanMs, throughputOfLimit: +throughput.toFixed(3), lost: check.lost, duplicates: check.duplicates, unsent: r.summary.targets.zephyr?.unsent };
+      const row = {
+        variant: variant.label,
+        n,
+        limit: `${limit.count}/${limit.windowMs / 1000}s`,
+        accepted,
+        got429,
+        publishMs: Math.round(r.totalMs),
+        spanMs,
+        throughputOfLimit: +throughput.toFixed(3),
+        lost: check.lost,
+        duplicates: check.duplicates,
+        unsent: r.summary.targets.zephyr?.unsent,
+      };
       row.target = { throughput: throughput >= 0.9, lost: check.lost === 0 };
       rows.push(row);
-      log(`  ${variant.label}: ${accepted} calls in ${Math.round(r.totalMs)} ms = ${(throughput * 100).toFixed(1)} % of the limit, ${got429} x 429, lost ${check.lost}`);
+      log(
+        `  ${variant.label}: ${accepted} calls in ${Math.round(r.totalMs)} ms = ${(throughput * 100).toFixed(1)} % of the limit, ${got429} x 429, lost ${check.lost}`,
+      );
     } finally {
       await sandbox.close();
     }
@@ -121,12 +154,21 @@ async function zephyrRateLimit(log) {
 async function csThroughput(log) {
   const n = L.QUICK ? 300 : 800;
   const limit = { count: 200, windowMs: 6000 };
-  const sandbox = await L.startSandbox({ port: 0, cucumberstudio: { generationDelayMs: 300 }, faults: { cucumberstudio: { latencyMs: 20, rateLimit: limit } } });
+  const sandbox = await L.startSandbox({
+    port: 0,
+    cucumberstudio: { generationDelayMs: 300 },
+    faults: { cucumberstudio: { latencyMs: 20, rateLimit: limit } },
+  });
   try {
     const env = L.pick(sandbox.env(), 'CUCUMBERSTUDIO_');
     const recs = L.records(n, { failEvery: 20, zephyr: false, cs: true, csOffset: 100 });
     const name = 'bench cs';
-    const r = await publishOnce(sandbox, { options: { cucumberstudio: { testRunName: name, rateLimit: '195/6' } }, env, recs, runWait: false });
+    const r = await publishOnce(sandbox, {
+      options: { cucumberstudio: { testRunName: name, rateLimit: '195/6' } },
+      env,
+      recs,
+      runWait: false,
+    });
     const entries = sandbox.log().filter((e) => e.service === 'cucumberstudio');
     const accepted = entries.filter((e) => e.status !== 429).length;
     const got429 = entries.length - accepted;
@@ -146,7 +188,9 @@ async function csThroughput(log) {
       duplicates: check.duplicates,
     };
     row.target = { callsPerResult: entries.length - n <= 20, throughput: throughput >= 0.9, few429: got429 <= 2 };
-    log(`  N=${n}: ${entries.length} calls (${row.callsPerResult}/result), ${Math.round(r.totalMs)} ms = ${(throughput * 100).toFixed(1)} % of the limit, ${got429} x 429, lost ${check.lost}`);
+    log(
+      `  N=${n}: ${entries.length} calls (${row.callsPerResult}/result), ${Math.round(r.totalMs)} ms = ${(throughput * 100).toFixed(1)} % of the limit, ${got429} x 429, lost ${check.lost}`,
+    );
     return row;
   } finally {
     await sandbox.close();
@@ -164,7 +208,9 @@ async function memory(log) {
     if (!line) throw new Error(`memory child failed: ${res.output.slice(-500)}`);
     const m = JSON.parse(line);
     m.target = { rss: m.rssAboveBaselineMB <= 50 };
-    log(`  N=${n}: peak RSS +${m.rssAboveBaselineMB} MB, peak heap +${m.heapAboveBaselineMB} MB, live heap after GC +${m.liveHeapAfterGcMB} MB above baseline (exact ${m.exact})`);
+    log(
+      `  N=${n}: peak RSS +${m.rssAboveBaselineMB} MB, peak heap +${m.heapAboveBaselineMB} MB, live heap after GC +${m.liveHeapAfterGcMB} MB above baseline (exact ${m.exact})`,
+    );
     return m;
   } finally {
     await sandbox.close();

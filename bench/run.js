@@ -18,13 +18,25 @@ const log = (line) => process.stderr.write(`${line}\n`);
 async function badInput() {
   const report = path.join(L.tmpDir('bad-input'), 'bad-input-report.json');
   const vitest = require.resolve('vitest/vitest.mjs', { paths: [L.REPO] });
-  const res = await L.exec(process.execPath, [vitest, 'run', 'test/integration/bad-input.test.ts'], { cwd: L.REPO, env: { ...process.env, CI: '1', BAD_INPUT_REPORT: report } });
+  const res = await L.exec(process.execPath, [vitest, 'run', 'test/integration/bad-input.test.ts'], {
+    cwd: L.REPO,
+    env: { ...process.env, CI: '1', BAD_INPUT_REPORT: report },
+  });
   if (!fs.existsSync(report)) throw new Error(`bad-input test wrote no report:\n${res.output.slice(-1500)}`);
   const { cases } = JSON.parse(fs.readFileSync(report, 'utf8'));
   const config = cases.filter((c) => c.kind === 'config');
   const response = cases.filter((c) => c.kind === 'response');
-  log(`  ${cases.length} cases (${config.length} config, ${response.length} service answers): ${cases.filter((c) => c.ok).length} pass, ${cases.filter((c) => !c.ok).length} known defects; vitest exit ${res.exitCode}`);
-  return { vitestExitCode: res.exitCode, config: config.length, response: response.length, passing: cases.filter((c) => c.ok).length, defects: cases.filter((c) => !c.ok).length, cases };
+  log(
+    `  ${cases.length} cases (${config.length} config, ${response.length} service answers): ${cases.filter((c) => c.ok).length} pass, ${cases.filter((c) => !c.ok).length} known defects; vitest exit ${res.exitCode}`,
+  );
+  return {
+    vitestExitCode: res.exitCode,
+    config: config.length,
+    response: response.length,
+    passing: cases.filter((c) => c.ok).length,
+    defects: cases.filter((c) => !c.ok).length,
+    cases,
+  };
 }
 
 /** @type {Array<[string, string, (log: (line: string) => void) => Promise<any>]>} */
@@ -48,49 +60,141 @@ function table(results) {
   const f1 = results['1'];
   if (Array.isArray(f1)) {
     for (const r of f1) {
-      add('1', `Zephyr N=${r.n}: calls (per 1,000)`, `${r.calls} (${r.callsPer1000})${r.exact ? '' : ' NOT EXACT'}`, r.n === 2000 ? `≤ ${150 + r.failed}` : '', r.n === 2000 ? yes(r.target.calls) : '');
-      add('1', `Zephyr N=${r.n}: tail after last result`, `${(r.tailMs / 1000).toFixed(2)} s`, r.n === 2000 ? '≤ 5 s' : '', r.n === 2000 ? yes(r.target.tail) : '');
-      add('1', `Zephyr N=${r.n}: naive calls / tail${r.naive.sampled ? ` (est. from ${r.naive.sampled})` : ''}`, `${r.naive.calls} / ${(r.naive.tailMs / 1000).toFixed(1)} s`, '', '');
+      add(
+        '1',
+        `Zephyr N=${r.n}: calls (per 1,000)`,
+        `${r.calls} (${r.callsPer1000})${r.exact ? '' : ' NOT EXACT'}`,
+        r.n === 2000 ? `≤ ${150 + r.failed}` : '',
+        r.n === 2000 ? yes(r.target.calls) : '',
+      );
+      add(
+        '1',
+        `Zephyr N=${r.n}: tail after last result`,
+        `${(r.tailMs / 1000).toFixed(2)} s`,
+        r.n === 2000 ? '≤ 5 s' : '',
+        r.n === 2000 ? yes(r.target.tail) : '',
+      );
+      add(
+        '1',
+        `Zephyr N=${r.n}: naive calls / tail${r.naive.sampled ? ` (est. from ${r.naive.sampled})` : ''}`,
+        `${r.naive.calls} / ${(r.naive.tailMs / 1000).toFixed(1)} s`,
+        '',
+        '',
+      );
       add('1', `Zephyr N=${r.n}: ratio calls / tail vs naive`, `${r.callRatio}× / ${r.tailRatio}×`, '≥ 25×', yes(r.target.ratios));
     }
   }
   for (const r of results['2'] ?? []) {
-    add('2', `rate limit ${r.limit}, N=${r.n}, ${r.variant}`, `${pct(r.throughputOfLimit)} of limit, ${r.got429}× 429, lost ${r.lost}`, '≥ 90 %, lost 0', `${yes(r.target.throughput)}/${yes(r.target.lost)}`);
+    add(
+      '2',
+      `rate limit ${r.limit}, N=${r.n}, ${r.variant}`,
+      `${pct(r.throughputOfLimit)} of limit, ${r.got429}× 429, lost ${r.lost}`,
+      '≥ 90 %, lost 0',
+      `${yes(r.target.throughput)}/${yes(r.target.lost)}`,
+    );
   }
   const f3 = results['3'];
   if (f3 && !f3.error) {
-    add('3', `CucumberStudio N=${f3.n}: calls per result`, `${f3.callsPerResult} (${f3.n} + ${f3.constantCalls})`, '≤ 1 + O(1)', yes(f3.target.callsPerResult));
-    add('3', 'CucumberStudio throughput vs 200/6 s', `${pct(f3.throughputOfLimit)}, ${f3.got429}× 429, lost ${f3.lost}`, '≥ 90 %, few 429', `${yes(f3.target.throughput)}/${yes(f3.target.few429)}`);
+    add(
+      '3',
+      `CucumberStudio N=${f3.n}: calls per result`,
+      `${f3.callsPerResult} (${f3.n} + ${f3.constantCalls})`,
+      '≤ 1 + O(1)',
+      yes(f3.target.callsPerResult),
+    );
+    add(
+      '3',
+      'CucumberStudio throughput vs 200/6 s',
+      `${pct(f3.throughputOfLimit)}, ${f3.got429}× 429, lost ${f3.lost}`,
+      '≥ 90 %, few 429',
+      `${yes(f3.target.throughput)}/${yes(f3.target.few429)}`,
+    );
   }
   const f4 = results['4'];
   if (f4 && !f4.error) {
-    add('4', `overhead N=${f4.n}, ${f4.reps} reps: wall with/without`, `median ${f4.medianWallRatio} (range ${f4.wallRatioRange.join('–')}; baseline run-to-run ${f4.baselineRunToRunSpread?.join('–') ?? 'n/a'})`, '≤ 1.03', yes(f4.target.wall));
-    add('4', 'overhead: peak RSS with/without', `median ${f4.medianRssRatio} (${f4.medianPeakRssMBWith} vs ${f4.medianPeakRssMBWithout} MB)`, '', '');
+    add(
+      '4',
+      `overhead N=${f4.n}, ${f4.reps} reps: wall with/without`,
+      `median ${f4.medianWallRatio} (range ${f4.wallRatioRange.join('–')}; baseline run-to-run ${f4.baselineRunToRunSpread?.join('–') ?? 'n/a'})`,
+      '≤ 1.03',
+      yes(f4.target.wall),
+    );
+    add(
+      '4',
+      'overhead: peak RSS with/without',
+      `median ${f4.medianRssRatio} (${f4.medianPeakRssMBWith} vs ${f4.medianPeakRssMBWithout} MB)`,
+      '',
+      '',
+    );
   }
   const f5 = results['5'];
-  if (f5 && !f5.error) add('5', `publisher memory N=${f5.n}`, `peak RSS +${f5.rssAboveBaselineMB} MB, peak heap +${f5.heapAboveBaselineMB} MB, live heap after GC +${f5.liveHeapAfterGcMB} MB`, '≤ 50 MB', yes(f5.target.rss));
+  if (f5 && !f5.error)
+    add(
+      '5',
+      `publisher memory N=${f5.n}`,
+      `peak RSS +${f5.rssAboveBaselineMB} MB, peak heap +${f5.heapAboveBaselineMB} MB, live heap after GC +${f5.liveHeapAfterGcMB} MB`,
+      '≤ 50 MB',
+      yes(f5.target.rss),
+    );
   for (const r of results['6'] ?? []) {
     const c = (x) => `${x.delivered}/${x.expected}, dup ${x.duplicates}, lost ${x.lost}`;
-    add('6', `${r.cell}${r.replayed ? ' (+replay)' : ''}`, `Z ${c(r.zephyr.final)}; CS ${c(r.cucumberstudio.final)}`, '100 % / 0 / 0', yes(r.target.exact && r.target.noLeak && r.target.outboxHeldFinished !== false));
+    add(
+      '6',
+      `${r.cell}${r.replayed ? ' (+replay)' : ''}`,
+      `Z ${c(r.zephyr.final)}; CS ${c(r.cucumberstudio.final)}`,
+      '100 % / 0 / 0',
+      yes(r.target.exact && r.target.noLeak && r.target.outboxHeldFinished !== false),
+    );
   }
   const f7 = results['7'];
   if (f7 && !f7.error) {
-    add('7', `bad input: ${f7.config} config + ${f7.response} service-answer cases`, `${f7.passing} pass, ${f7.defects} known defects`, '≥ 20 + ≥ 10, all clear', yes(f7.defects === 0));
-    for (const c of f7.cases) add('7', `  ${c.kind}: ${c.title}`, c.ok ? (c.line ?? '').replace('[tms-reporter] ', '').slice(0, 110) : `DEFECT: ${(c.got ?? '').replace('[tms-reporter] ', '').slice(0, 100)}`, '', c.ok ? 'ok' : 'defect');
+    add(
+      '7',
+      `bad input: ${f7.config} config + ${f7.response} service-answer cases`,
+      `${f7.passing} pass, ${f7.defects} known defects`,
+      '≥ 20 + ≥ 10, all clear',
+      yes(f7.defects === 0),
+    );
+    for (const c of f7.cases)
+      add(
+        '7',
+        `  ${c.kind}: ${c.title}`,
+        c.ok
+          ? (c.line ?? '').replace('[tms-reporter] ', '').slice(0, 110)
+          : `DEFECT: ${(c.got ?? '').replace('[tms-reporter] ', '').slice(0, 100)}`,
+        '',
+        c.ok ? 'ok' : 'defect',
+      );
   }
   const f8 = results['8'];
   if (f8 && !f8.error) {
     for (const r of f8.rows) {
       const who = r.service === 'zephyr' ? `Zephyr, ${r.shards === 1 ? '1 process' : `${r.shards} shards on one key`}` : 'CucumberStudio';
       const measured = `tail ${r.tailRealS} s (real-eq${r.reps ? `, median of ${r.reps.length}: ${r.reps.map((x) => x.tailRealS).join('/')}` : ''}), ${r.calls} calls, ${r.got429}× 429, lost ${r.lost}, dup ${r.duplicates}`;
-      if (r.target) add('8', `tail under real limits, ${who}`, measured, r.shards > 1 ? '≤ 10 s, 0/0, ≤ 5×429' : '≤ 10 s, 0/0', `${yes(r.target.tail)}/${yes(r.target.exact)}${r.target.few429 === undefined ? '' : `/${yes(r.target.few429)}`}`);
+      if (r.target)
+        add(
+          '8',
+          `tail under real limits, ${who}`,
+          measured,
+          r.shards > 1 ? '≤ 10 s, 0/0, ≤ 5×429' : '≤ 10 s, 0/0',
+          `${yes(r.target.tail)}/${yes(r.target.exact)}${r.target.few429 === undefined ? '' : `/${yes(r.target.few429)}`}`,
+        );
       else add('8', `  baseline (all at finish), ${who}`, measured, '', '');
     }
   }
   for (const [id, v] of Object.entries(results)) if (v && v.error) add(id, 'ERROR', v.error.slice(0, 140), '', 'MISSED');
   const widths = [3, 70, 80, 22, 10];
-  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i]).slice(0, Math.max(widths[i], String(c).length))).join(' | ');
-  return [line(['fig', 'figure', 'measured', 'target', 'verdict']), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join('\n');
+  const line = (cells) =>
+    cells
+      .map((c, i) =>
+        String(c)
+          .padEnd(widths[i])
+          .slice(0, Math.max(widths[i], String(c).length)),
+      )
+      .join(' | ');
+  return [line(['fig', 'figure', 'measured', 'target', 'verdict']), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join(
+    '\n',
+  );
 }
 
 async function main() {
@@ -109,10 +213,17 @@ async function main() {
     }
     timings[id] = Math.round((Date.now() - t) / 1000);
   }
-  const out = { machine: L.machine(), durationSeconds: Math.round((Date.now() - started) / 1000), secondsPerFigure: timings, figures: results };
+  const out = {
+    machine: L.machine(),
+    durationSeconds: Math.round((Date.now() - started) / 1000),
+    secondsPerFigure: timings,
+    figures: results,
+  };
   fs.writeFileSync(path.join(__dirname, 'results.json'), `${JSON.stringify(out, null, 2)}\n`);
   const text = table(results);
-  process.stdout.write(`\n${text}\n\n${out.machine.cpus} CPUs (${out.machine.cpuModel}), Node ${out.machine.node}, Playwright ${out.machine.playwright}; ${out.durationSeconds} s in total${L.QUICK ? ' (BENCH_QUICK=1)' : ''}. Written to bench/results.json\n`);
+  process.stdout.write(
+    `\n${text}\n\n${out.machine.cpus} CPUs (${out.machine.cpuModel}), Node ${out.machine.node}, Playwright ${out.machine.playwright}; ${out.durationSeconds} s in total${L.QUICK ? ' (BENCH_QUICK=1)' : ''}. Written to bench/results.json\n`,
+  );
 }
 
 main().catch((e) => {

@@ -64,7 +64,7 @@ function scaleRateLimitHints(sandbox) {
   for (const m of sandbox.modules) {
     const original = m.rateLimitResponse;
     /** @type {any} */ (m).rateLimitResponse = () => original.call(m, +(Math.max(1, Math.ceil((lastWaitMs * S) / 1000)) / S).toFixed(3));
-    undo.push(() => (/** @type {any} */ (m).rateLimitResponse = original));
+    undo.push(() => /** @type {any} */ (m.rateLimitResponse = original));
   }
   return () => undo.forEach((u) => u());
 }
@@ -98,15 +98,29 @@ async function scenario(log, { service, shards, stream }) {
     let t0 = performance.now();
     const parts = [];
     for (let i = 0; i < shards; i++) {
-      const recs = service === 'zephyr' ? L.records(perShard, { failEvery: FAIL_EVERY, offset: i * perShard }) : L.records(perShard, { failEvery: FAIL_EVERY, zephyr: false, cs: true, csOffset: 100 + i * perShard });
+      const recs =
+        service === 'zephyr'
+          ? L.records(perShard, { failEvery: FAIL_EVERY, offset: i * perShard })
+          : L.records(perShard, { failEvery: FAIL_EVERY, zephyr: false, cs: true, csOffset: 100 + i * perShard });
       const dir = L.tmpDir('tail');
       const targetOptions =
-        service === 'zephyr' ? { zephyr: { cycleName: name, ...(shards > 1 ? { rateLimit: CLIENT.zephyrShardRate } : {}) } } : { cucumberstudio: { testRunName: name, rateLimit: CLIENT.csRate } };
+        service === 'zephyr'
+          ? { zephyr: { cycleName: name, ...(shards > 1 ? { rateLimit: CLIENT.zephyrShardRate } : {}) } }
+          : { cucumberstudio: { testRunName: name, rateLimit: CLIENT.csRate } };
       // The baseline is measured to its end (as the issue did), not cut at the scaled publishTimeout.
-      const options = { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 'summary.json'), publishTimeout: stream ? CLIENT.publishTimeoutS : 3600 / S, ...targetOptions };
+      const options = {
+        outboxDir: path.join(dir, 'outbox'),
+        summaryFile: path.join(dir, 'summary.json'),
+        publishTimeout: stream ? CLIENT.publishTimeoutS : 3600 / S,
+        ...targetOptions,
+      };
       const config = L.resolveConfig(options, env, dir);
       if (config.problems.length) throw new Error(`bench config: ${config.problems.join('; ')}`);
-      const run = new L.PublishRun(config, { printer: L.silentPrinter(), shard: shards > 1 ? { current: i + 1, total: shards } : null, deps: { tuning: CLIENT.tuning } });
+      const run = new L.PublishRun(config, {
+        printer: L.silentPrinter(),
+        shard: shards > 1 ? { current: i + 1, total: shards } : null,
+        deps: { tuning: CLIENT.tuning },
+      });
       // Scale the stream's batching window like every other client timing (no option for it: see README).
       const batches = [];
       for (const s of /** @type {any} */ (run).sessions) {
@@ -129,13 +143,22 @@ async function scenario(log, { service, shards, stream }) {
     const sample = () => {
       const st = sandbox.stats()[service];
       const runs = parts.map((p) => sessionState(p.run)[0]);
-      timeline.push({ t: Math.round(performance.now() - t0), calls: st.requests, got429: st.rateLimited, confirmed: runs.reduce((a, r) => a + r.confirmed, 0), queued: runs.reduce((a, r) => a + (r.queued ?? 0), 0), streaming: runs.filter((r) => r.streaming).length });
+      timeline.push({
+        t: Math.round(performance.now() - t0),
+        calls: st.requests,
+        got429: st.rateLimited,
+        confirmed: runs.reduce((a, r) => a + r.confirmed, 0),
+        queued: runs.reduce((a, r) => a + (r.queued ?? 0), 0),
+        streaming: runs.filter((r) => r.streaming).length,
+      });
     };
     t0 = performance.now();
     const sampler = setInterval(sample, 1000);
     for (const p of parts) p.run.start(p.recs.map((r) => ({ testId: r.testId, keys: r.keys })));
     // Every part's tests finish evenly over the run, all parts at once.
-    const arrivals = parts.flatMap((p) => p.recs.map((r, j) => ({ at: ((j + 1) * RUN_MS) / p.recs.length, run: p.run, r }))).sort((a, b) => a.at - b.at);
+    const arrivals = parts
+      .flatMap((p) => p.recs.map((r, j) => ({ at: ((j + 1) * RUN_MS) / p.recs.length, run: p.run, r })))
+      .sort((a, b) => a.at - b.at);
     let next = 0;
     while (next < arrivals.length) {
       const now = performance.now() - t0;
@@ -214,13 +237,17 @@ async function scenario(log, { service, shards, stream }) {
       timeline,
     };
     const met = row.tailRealS <= 10 && row.lost === 0 && row.duplicates === 0 && (shards === 1 || row.got429 <= 5);
-    row.target = stream ? { tail: row.tailRealS <= 10, exact: row.lost === 0 && row.duplicates === 0, few429: shards > 1 ? row.got429 <= 5 : undefined, met } : undefined;
+    row.target = stream
+      ? { tail: row.tailRealS <= 10, exact: row.lost === 0 && row.duplicates === 0, few429: shards > 1 ? row.got429 <= 5 : undefined, met }
+      : undefined;
     log(
       `  ${service}, ${shards === 1 ? '1 process' : `${shards} shards`}, ${row.variant}: tail ${row.tailMs} ms = ${row.tailRealS} s real-eq` +
         `${row.shardTailsRealS ? ` (shards ${row.shardTailsRealS.join('/')})` : ''}; ${row.calls} calls (${row.callsInTail} in the tail), ${row.got429}× 429 (${row.got429InTail} in the tail); ` +
         `lost ${row.lost}, dup ${row.duplicates}; at finish: ${row.atFinish.confirmed}/${N} confirmed, ${row.atFinish.queued} queued, ${row.atFinish.inflight} batch(es) in flight, lane paused ${row.atFinish.lanePausedMs} ms` +
         `; tail calls ${JSON.stringify(tailByRoute)}${row.errors.length ? `; errors: ${row.errors.join(' | ')}` : ''}` +
-        (stream ? `; stream: ${row.stream.batchesDuringRun.join('/')} batches during the run, first done at ${firstDoneAt.join('/')} ms, idle between batches ${idleMs.map(Math.round).join('/')} ms` : ''),
+        (stream
+          ? `; stream: ${row.stream.batchesDuringRun.join('/')} batches during the run, first done at ${firstDoneAt.join('/')} ms, idle between batches ${idleMs.map(Math.round).join('/')} ms`
+          : ''),
     );
     return row;
   } finally {
@@ -233,7 +260,14 @@ async function scenario(log, { service, shards, stream }) {
 function medianRow(runs) {
   const sorted = [...runs].sort((a, b) => a.tailMs - b.tailMs);
   const row = { ...sorted[(sorted.length - 1) >> 1] };
-  row.reps = runs.map((r) => ({ tailRealS: r.tailRealS, calls: r.calls, got429: r.got429, got429InTail: r.got429InTail, lost: r.lost, duplicates: r.duplicates }));
+  row.reps = runs.map((r) => ({
+    tailRealS: r.tailRealS,
+    calls: r.calls,
+    got429: r.got429,
+    got429InTail: r.got429InTail,
+    lost: r.lost,
+    duplicates: r.duplicates,
+  }));
   row.lost = Math.max(...runs.map((r) => r.lost));
   row.duplicates = Math.max(...runs.map((r) => r.duplicates));
   row.target = { ...row.target, exact: row.lost === 0 && row.duplicates === 0 };
@@ -243,7 +277,9 @@ function medianRow(runs) {
 
 /** Figure 8: streamed vs everything-at-finish, Zephyr (1 process, 4 shards on one key) and CucumberStudio. */
 async function tailUnderLimits(log) {
-  log(`  scale ${S}×: run ${RUN_MS} ms, Zephyr 30 per ${SANDBOX.faults.zephyr.rateLimit.windowMs} ms (sliding), CucumberStudio 200 per ${SANDBOX.faults.cucumberstudio.rateLimit.windowMs} ms (lock-out); N = ${N}, 5 % failing`);
+  log(
+    `  scale ${S}×: run ${RUN_MS} ms, Zephyr 30 per ${SANDBOX.faults.zephyr.rateLimit.windowMs} ms (sliding), CucumberStudio 200 per ${SANDBOX.faults.cucumberstudio.rateLimit.windowMs} ms (lock-out); N = ${N}, 5 % failing`,
+  );
   const rows = [];
   // Quick mode (smoke): the streamed rows only, no baselines.
   const variants = L.QUICK ? [true] : [true, false];

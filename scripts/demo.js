@@ -14,14 +14,26 @@ const ZEPHYR_STATUS = { '-1': 'UNEXECUTED', 1: 'PASS', 2: 'FAIL', 3: 'WIP', 4: '
 const HAS_CHROMIUM = fs.existsSync('/usr/bin/chromium');
 // What example-project/README.md promises, per key.
 const EXPECTED_ZEPHYR = {
-  'PROJ-1': 'PASS', 'PROJ-2': 'PASS', 'PROJ-3': 'PASS', 'PROJ-4': 'PASS', 'PROJ-5': 'PASS', 'PROJ-6': 'FAIL',
-  'PROJ-7': 'PASS', 'PROJ-8': 'UNEXECUTED', 'PROJ-9': 'UNEXECUTED', 'PROJ-10': 'PASS', 'PROJ-11': 'FAIL',
+  'PROJ-1': 'PASS',
+  'PROJ-2': 'PASS',
+  'PROJ-3': 'PASS',
+  'PROJ-4': 'PASS',
+  'PROJ-5': 'PASS',
+  'PROJ-6': 'FAIL',
+  'PROJ-7': 'PASS',
+  'PROJ-8': 'UNEXECUTED',
+  'PROJ-9': 'UNEXECUTED',
+  'PROJ-10': 'PASS',
+  'PROJ-11': 'FAIL',
   'PROJ-12': HAS_CHROMIUM ? 'PASS' : 'UNEXECUTED',
 };
 const EXPECTED_CS = { 1: 'passed', 2: 'failed', 3: 'passed', 4: 'skipped', 5: 'failed' };
 
 const pad = (s, n) => String(s).padEnd(n);
-const firstLine = (text) => String(text || '').split('\n').find((l) => l.trim()) || '';
+const firstLine = (text) =>
+  String(text || '')
+    .split('\n')
+    .find((l) => l.trim()) || '';
 const clip = (text, n = 70) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
 function runPlaywright(env) {
@@ -75,7 +87,8 @@ function printCucumberStudio(cs, problems) {
     }
     if (run.name === 'Demo') {
       const ids = new Set((run.snapshots || []).filter((s) => (s.results || []).length).map((s) => String(s.scenarioId)));
-      for (const id of Object.keys(EXPECTED_CS)) if (!ids.has(id)) problems.push(`CucumberStudio scenario ${id} has no result in run "Demo"`);
+      for (const id of Object.keys(EXPECTED_CS))
+        if (!ids.has(id)) problems.push(`CucumberStudio scenario ${id} has no result in run "Demo"`);
     }
   }
 }
@@ -83,7 +96,9 @@ function printCucumberStudio(cs, problems) {
 function printStats(stats) {
   console.log('\n== Requests the sandbox received ==');
   for (const [service, s] of Object.entries(stats)) {
-    console.log(`  ${pad(service, 15)} ${s.requests} requests, ${s.rateLimited} answered 429, ${s.faultsInjected} injected faults (500), ${s.resets} connection resets`);
+    console.log(
+      `  ${pad(service, 15)} ${s.requests} requests, ${s.rateLimited} answered 429, ${s.faultsInjected} injected faults (500), ${s.resets} connection resets`,
+    );
   }
 }
 
@@ -102,7 +117,9 @@ async function main() {
   });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-tms-demo-'));
   const summaryFile = path.join(tmp, 'summary.json');
-  console.log(`Sandbox listening on ${sandbox.origin} (20 ms latency; 20% of Zephyr requests answered with a transient 500;\n  set PW_TMS_DEBUG=1 to see every request and the retries).\n`);
+  console.log(
+    `Sandbox listening on ${sandbox.origin} (20 ms latency; 20% of Zephyr requests answered with a transient 500;\n  set PW_TMS_DEBUG=1 to see every request and the retries).\n`,
+  );
   const problems = [];
   try {
     const env = { ...process.env, ...sandbox.env(), PW_TMS_OUTBOX_DIR: path.join(tmp, 'outbox'), PW_TMS_SUMMARY_FILE: summaryFile };

@@ -9,7 +9,9 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const shim = path.join(root, 'node_modules', 'playwright-tms-reporter');
-const manifest = JSON.stringify({ name: 'playwright-tms-reporter', private: true, main: '../../dist/index.js', types: '../../dist/index.d.ts' }, null, 2) + '\n';
+const manifest =
+  JSON.stringify({ name: 'playwright-tms-reporter', private: true, main: '../../dist/index.js', types: '../../dist/index.d.ts' }, null, 2) +
+  '\n';
 const file = path.join(shim, 'package.json');
 // Never delete and recreate: a Playwright run resolving the package at that moment would fail.
 if (fs.lstatSync(shim, { throwIfNoEntry: false })?.isSymbolicLink()) fs.unlinkSync(shim);

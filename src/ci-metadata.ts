@@ -24,16 +24,37 @@ export function detectCi(env: Env): CiMetadata | undefined {
     };
   }
   if (env.GITLAB_CI) {
-    return { provider: 'GitLab CI', runUrl: env.CI_PIPELINE_URL ?? env.CI_JOB_URL, branch: env.CI_COMMIT_REF_NAME, commit: env.CI_COMMIT_SHA, buildNumber: env.CI_PIPELINE_IID ?? env.CI_PIPELINE_ID };
+    return {
+      provider: 'GitLab CI',
+      runUrl: env.CI_PIPELINE_URL ?? env.CI_JOB_URL,
+      branch: env.CI_COMMIT_REF_NAME,
+      commit: env.CI_COMMIT_SHA,
+      buildNumber: env.CI_PIPELINE_IID ?? env.CI_PIPELINE_ID,
+    };
   }
   if (env.JENKINS_URL && env.BUILD_NUMBER) {
-    return { provider: 'Jenkins', runUrl: env.BUILD_URL, branch: env.BRANCH_NAME ?? env.GIT_BRANCH, commit: env.GIT_COMMIT, buildNumber: env.BUILD_NUMBER };
+    return {
+      provider: 'Jenkins',
+      runUrl: env.BUILD_URL,
+      branch: env.BRANCH_NAME ?? env.GIT_BRANCH,
+      commit: env.GIT_COMMIT,
+      buildNumber: env.BUILD_NUMBER,
+    };
   }
   if (env.CIRCLECI) {
-    return { provider: 'CircleCI', runUrl: env.CIRCLE_BUILD_URL, branch: env.CIRCLE_BRANCH, commit: env.CIRCLE_SHA1, buildNumber: env.CIRCLE_BUILD_NUM };
+    return {
+      provider: 'CircleCI',
+      runUrl: env.CIRCLE_BUILD_URL,
+      branch: env.CIRCLE_BRANCH,
+      commit: env.CIRCLE_SHA1,
+      buildNumber: env.CIRCLE_BUILD_NUM,
+    };
   }
   if (env.TF_BUILD && env.BUILD_BUILDID) {
-    const base = env.SYSTEM_COLLECTIONURI && env.SYSTEM_TEAMPROJECT ? `${env.SYSTEM_COLLECTIONURI.replace(/\/+$/, '')}/${encodeURIComponent(env.SYSTEM_TEAMPROJECT)}` : undefined;
+    const base =
+      env.SYSTEM_COLLECTIONURI && env.SYSTEM_TEAMPROJECT
+        ? `${env.SYSTEM_COLLECTIONURI.replace(/\/+$/, '')}/${encodeURIComponent(env.SYSTEM_TEAMPROJECT)}`
+        : undefined;
     return {
       provider: 'Azure Pipelines',
       runUrl: base ? `${base}/_build/results?buildId=${env.BUILD_BUILDID}` : undefined,
@@ -45,7 +66,9 @@ export function detectCi(env: Env): CiMetadata | undefined {
   if (env.BITBUCKET_BUILD_NUMBER) {
     return {
       provider: 'Bitbucket Pipelines',
-      runUrl: env.BITBUCKET_GIT_HTTP_ORIGIN ? `${env.BITBUCKET_GIT_HTTP_ORIGIN}/addon/pipelines/home#!/results/${env.BITBUCKET_BUILD_NUMBER}` : undefined,
+      runUrl: env.BITBUCKET_GIT_HTTP_ORIGIN
+        ? `${env.BITBUCKET_GIT_HTTP_ORIGIN}/addon/pipelines/home#!/results/${env.BITBUCKET_BUILD_NUMBER}`
+        : undefined,
       branch: env.BITBUCKET_BRANCH,
       commit: env.BITBUCKET_COMMIT,
       buildNumber: env.BITBUCKET_BUILD_NUMBER,

@@ -8,7 +8,10 @@ import { createContainer } from './container-command';
 import { sandboxCommand } from './sandbox/command';
 import { TARGETS } from './targets';
 
-const CREATE_LINES = TARGETS.map((d) => `  ${`${d.command} create [--name N]`.padEnd(28)} find or create the ${d.label} ${d.containerKind}; prints its id (for ${d.envPrefix}_…_ID)`);
+const CREATE_LINES = TARGETS.map(
+  (d) =>
+    `  ${`${d.command} create [--name N]`.padEnd(28)} find or create the ${d.label} ${d.containerKind}; prints its id (for ${d.envPrefix}_…_ID)`,
+);
 
 const USAGE = `Usage: playwright-tms-reporter <command>
 
@@ -60,5 +63,9 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
 async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
   if (positionals[0] !== 'create') throw new Error(`usage: playwright-tms-reporter ${command} create [--name NAME]`);
-  return createContainer(TARGETS.find((d) => d.command === command)!, values.name, env);
+  return createContainer(
+    TARGETS.find((d) => d.command === command)!,
+    values.name,
+    env,
+  );
 }

@@ -59,7 +59,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const options = input.options;
   let opts: Record<string, unknown> = isPlainObject(options) ? options : {};
   const example = `{ ${definitions[0]?.optionsKey ?? 'target'}: { … } }`;
-  if (options !== undefined && options !== null && !isPlainObject(options)) p.add('reporter options', undefined, `expected an object such as ${example}; ignored`);
+  if (options !== undefined && options !== null && !isPlainObject(options))
+    p.add('reporter options', undefined, `expected an object such as ${example}; ignored`);
   // Playwright spreads a string given as options into {0: 'z', 1: 'e', …} (plus configDir).
   const own = Object.keys(opts).filter((k) => k !== 'configDir' && !k.startsWith('_'));
   if (own.length && own.every((k) => /^\d+$/.test(k))) {
@@ -78,7 +79,13 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (input.only && !input.only.includes(definition.id)) continue;
     const override = input.overrides?.[definition.id];
     const before = p.lines.length;
-    const config = definition.readConfig({ options: { ...own, ...override?.settings }, env, problems: p, runName, container: override?.container });
+    const config = definition.readConfig({
+      options: { ...own, ...override?.settings },
+      env,
+      problems: p,
+      runName,
+      container: override?.container,
+    });
     if (config === undefined) continue;
     if (p.lines.length === before) targets.push({ definition, config });
     else invalid.push(definition);

@@ -32,7 +32,8 @@ export interface TestLike {
 export const ERROR_TEXT_LIMIT = 4000;
 
 // eslint-disable-next-line no-control-regex
-const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
+const ANSI =
+  /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
@@ -73,7 +74,10 @@ export function annotationValues(test: Pick<TestLike, 'annotations' | 'results'>
 
 /** First capture group (or whole match) of every tag that matches, `@` included in what is matched. */
 export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string[] {
-  return test.tags.map((t) => pattern.exec(t)).filter((m): m is RegExpExecArray => !!m).map((m) => m[1] ?? m[0]);
+  return test.tags
+    .map((t) => pattern.exec(t))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => m[1] ?? m[0]);
 }
 
 /** What the mapping needs of a target: its id and how a Playwright test maps to its keys. */
@@ -83,7 +87,10 @@ export interface KeySource {
 }
 
 /** Keys of a test in every target (targets it does not map to are left out). */
-export function keysByTarget(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>, sources: readonly KeySource[]): Record<string, string[]> {
+export function keysByTarget(
+  test: Pick<TestLike, 'tags' | 'annotations' | 'results'>,
+  sources: readonly KeySource[],
+): Record<string, string[]> {
   const keys: Record<string, string[]> = {};
   for (const s of sources) {
     const k = s.keysOf(test);
@@ -143,13 +150,20 @@ export function wantsAttachments(policy: 'failed' | 'all' | 'none', outcome: Out
 
 /** The last attempt's attachments (a flaky test's failing attempt is the interesting one for `failed`). */
 export function attachmentsOf(test: TestLike, outcome: Outcome): AttachmentRef[] {
-  const failing = outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
+  const failing =
+    outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
   const result = failing ?? test.results[test.results.length - 1];
-  return (result?.attachments ?? []).filter((a) => a.path || a.body).map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
+  return (result?.attachments ?? [])
+    .filter((a) => a.path || a.body)
+    .map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
 }
 
 /** Builds the journaled record of a finished test, or null when it never ran. */
-export function recordOf(test: TestLike, sources: readonly KeySource[], evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' }): TestRecord | null {
+export function recordOf(
+  test: TestLike,
+  sources: readonly KeySource[],
+  evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' },
+): TestRecord | null {
   const outcome = outcomeOf(test);
   if (!outcome) return null;
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');

@@ -13,7 +13,11 @@ const PREFIX = '[tms-reporter]';
  * Writes to stderr: stdout may carry another reporter's machine-readable output (e.g. `--reporter=json`).
  * `write` is injectable for tests.
  */
-export function createPrinter(secrets: readonly string[], debug: boolean, write: (text: string) => void = (t) => process.stderr.write(t)): Printer {
+export function createPrinter(
+  secrets: readonly string[],
+  debug: boolean,
+  write: (text: string) => void = (t) => process.stderr.write(t),
+): Printer {
   const out = (line: string) => write(`${PREFIX} ${redact(line, secrets)}\n`);
   // A preflight error is printed as soon as it is known; the end summary must not print it again.
   const printed = new Set<string>();

@@ -39,12 +39,19 @@ export async function replay(
   for (const journal of journals) {
     const lock = acquireJournalLock(journal.file, lockOptions);
     if (!lock.acquired) {
-      const who = lock.heldBy.pid ? `process ${lock.heldBy.pid}${lock.heldBy.hostname ? ` on ${lock.heldBy.hostname}` : ''}` : 'another process';
-      printer.error(`${journal.file} is being replayed by ${who} (lock ${lock.file}, ${Math.round(lock.heldBy.ageMs / 1000)} s old); skipped`);
+      const who = lock.heldBy.pid
+        ? `process ${lock.heldBy.pid}${lock.heldBy.hostname ? ` on ${lock.heldBy.hostname}` : ''}`
+        : 'another process';
+      printer.error(
+        `${journal.file} is being replayed by ${who} (lock ${lock.file}, ${Math.round(lock.heldBy.ageMs / 1000)} s old); skipped`,
+      );
       continue;
     }
     // A lock left by a replay that was killed would otherwise block this journal forever.
-    if (lock.tookOver) printer.info(`took over a stale lock on ${journal.file} (process ${lock.tookOver.pid ?? '?'}: ${lock.tookOver.why}, ${Math.round(lock.tookOver.ageMs / 1000)} s old)`);
+    if (lock.tookOver)
+      printer.info(
+        `took over a stale lock on ${journal.file} (process ${lock.tookOver.pid ?? '?'}: ${lock.tookOver.why}, ${Math.round(lock.tookOver.ageMs / 1000)} s old)`,
+      );
     try {
       const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));
       const config = configFor(journal, pending, options, env, definitions, printer);
@@ -74,7 +81,14 @@ export async function replay(
  * container win over the environment's); targets already complete are left out. Settings that are
  * still invalid keep the journal for a later replay rather than sending anywhere else.
  */
-function configFor(journal: Journal, pending: readonly string[], options: TmsReporterOptions, env: Env, definitions: readonly TargetDefinition[], printer: Printer): ResolvedConfig {
+function configFor(
+  journal: Journal,
+  pending: readonly string[],
+  options: TmsReporterOptions,
+  env: Env,
+  definitions: readonly TargetDefinition[],
+  printer: Printer,
+): ResolvedConfig {
   const overrides: Record<string, TargetOverride> = {};
   for (const id of pending) {
     const m = journal.targets[id];

@@ -38,7 +38,13 @@ export default class TmsReporter implements Reporter {
     this.guard('onBegin', () => {
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
-      const c = resolveConfig({ definitions: this.definitions, options: this.options, env: this.env, rootDir, projects: config.projects.map((p) => p.name) });
+      const c = resolveConfig({
+        definitions: this.definitions,
+        options: this.options,
+        env: this.env,
+        rootDir,
+        projects: config.projects.map((p) => p.name),
+      });
       this.config = c;
       this.printer = createPrinter(c.secrets, c.debug);
       for (const p of c.problems) this.printer.error(p);

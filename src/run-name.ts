@@ -9,7 +9,8 @@ export function defaultRunName(env: Env, now: Date): string {
     const workflow = env.GITHUB_WORKFLOW ? `${env.GITHUB_WORKFLOW} ` : '';
     return `Playwright ${workflow}#${env.GITHUB_RUN_NUMBER ?? env.GITHUB_RUN_ID} (run ${env.GITHUB_RUN_ID}, attempt ${env.GITHUB_RUN_ATTEMPT ?? '1'})`;
   }
-  if (env.CI_PIPELINE_ID && env.GITLAB_CI) return `Playwright pipeline ${env.CI_PIPELINE_ID}${env.CI_COMMIT_REF_NAME ? ` (${env.CI_COMMIT_REF_NAME})` : ''}`;
+  if (env.CI_PIPELINE_ID && env.GITLAB_CI)
+    return `Playwright pipeline ${env.CI_PIPELINE_ID}${env.CI_COMMIT_REF_NAME ? ` (${env.CI_COMMIT_REF_NAME})` : ''}`;
   if (env.BUILD_TAG && env.JENKINS_URL) return `Playwright ${env.BUILD_TAG}`;
   if (env.BUILDKITE_BUILD_ID) return `Playwright Buildkite build ${env.BUILDKITE_BUILD_NUMBER ?? env.BUILDKITE_BUILD_ID}`;
   if (env.CIRCLE_WORKFLOW_ID) return `Playwright CircleCI workflow ${env.CIRCLE_WORKFLOW_ID}`;

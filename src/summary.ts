@@ -5,11 +5,17 @@ import type { RunSummary, TargetSummary } from './model';
 /** `<label>: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
 export function summaryLine(s: TargetSummary): string {
   const label = s.label ?? s.target;
-  const where = s.container ? `${s.container.kind} "${s.container.name ?? ''}"${s.container.id ? ` (id ${s.container.id})` : ''}` : s.dryRun ? 'dry run' : 'not reached';
+  const where = s.container
+    ? `${s.container.kind} "${s.container.name ?? ''}"${s.container.id ? ` (id ${s.container.id})` : ''}`
+    : s.dryRun
+      ? 'dry run'
+      : 'not reached';
   const counts = Object.entries(s.countsByStatus)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  const parts = [`${label}: ${where} — ${s.dryRun ? 'would publish' : ''}${s.dryRun ? ' ' : ''}${s.published}${s.dryRun ? '' : ' published'}${counts ? `: ${counts}` : ''}`];
+  const parts = [
+    `${label}: ${where} — ${s.dryRun ? 'would publish' : ''}${s.dryRun ? ' ' : ''}${s.published}${s.dryRun ? '' : ' published'}${counts ? `: ${counts}` : ''}`,
+  ];
   if (s.unmapped) parts.push(`${s.unmapped} test${s.unmapped === 1 ? '' : 's'} not mapped`);
   if (s.notRun) parts.push(`${s.notRun} not run`);
   if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
@@ -25,9 +31,19 @@ export function writeSummaryFile(file: string, summary: RunSummary): void {
 /** A short markdown table for the GitHub Actions job summary. */
 export function stepSummaryMarkdown(summary: RunSummary): string {
   const rows = Object.values(summary.targets).map((s) => {
-    const counts = Object.entries(s.countsByStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
+    const counts =
+      Object.entries(s.countsByStatus)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '—';
     const state = s.errors.length ? `⚠️ ${s.errors.length} error(s)` : '✅';
     return `| ${s.label ?? s.target} | ${s.container ? `${s.container.name ?? ''} (${s.container.id ?? ''})` : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
   });
-  return ['### Test management publish', '', '| Target | Cycle / run | Published | Statuses | Unsent | State |', '|---|---|---|---|---|---|', ...rows, ''].join('\n');
+  return [
+    '### Test management publish',
+    '',
+    '| Target | Cycle / run | Published | Statuses | Unsent | State |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }

@@ -6,14 +6,18 @@ test('fails with a real assertion error', { tag: ['@PROJ-6', '@cs-2'] }, async (
   expect(total, 'the cart total').toBe(70);
 });
 
-test('is flaky: fails first, passes on retry', {
-  annotation: [
-    { type: 'zephyr', description: 'PROJ-7' },
-    { type: 'cucumberstudio', description: '3' },
-  ],
-}, async () => {
-  expect(test.info().retry, 'passes only on the retry').toBeGreaterThan(0);
-});
+test(
+  'is flaky: fails first, passes on retry',
+  {
+    annotation: [
+      { type: 'zephyr', description: 'PROJ-7' },
+      { type: 'cucumberstudio', description: '3' },
+    ],
+  },
+  async () => {
+    expect(test.info().retry, 'passes only on the retry').toBeGreaterThan(0);
+  },
+);
 
 test.skip('is skipped @PROJ-8 @cs-4', async () => {
   expect(true).toBe(false);

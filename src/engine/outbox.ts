@@ -59,7 +59,9 @@ export class Outbox {
     private readonly meta: Record<TargetId, JournalTargetMeta>,
     file?: string,
   ) {
-    this.file = file ?? path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
+    this.file =
+      file ??
+      path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
     this.targets = new Set(Object.keys(meta));
     // An existing journal (replay) is appended to, not re-headed.
     this.opened = file !== undefined && fs.existsSync(file);
@@ -69,7 +71,13 @@ export class Outbox {
     if (!lines.length) return;
     if (!this.opened) {
       fs.mkdirSync(this.dir, { recursive: true });
-      const head: Line = { t: 'meta', v: 2, runId: path.basename(this.file, '.jsonl'), createdAt: new Date().toISOString(), targets: this.meta };
+      const head: Line = {
+        t: 'meta',
+        v: 2,
+        runId: path.basename(this.file, '.jsonl'),
+        createdAt: new Date().toISOString(),
+        targets: this.meta,
+      };
       fs.appendFileSync(this.file, `${JSON.stringify(head)}\n`);
       this.opened = true;
     }
@@ -133,7 +141,15 @@ export class Outbox {
 
   /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
   static parse(file: string, legacy: readonly LegacyKeys[]): Journal {
-    const journal: Journal = { file, runId: path.basename(file, '.jsonl'), targets: {}, records: [], done: new Map(), complete: new Set(), redirects: [] };
+    const journal: Journal = {
+      file,
+      runId: path.basename(file, '.jsonl'),
+      targets: {},
+      records: [],
+      done: new Map(),
+      complete: new Set(),
+      redirects: [],
+    };
     const byTest = new Map<string, TestRecord>();
     for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
       if (!text.trim()) continue;

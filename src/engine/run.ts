@@ -51,11 +51,16 @@ export class PublishRun {
     private readonly o: PublishRunOptions,
   ) {
     this.http = createHttp({
-      onExchange: (e) => o.printer.debug(`${e.service} ${e.method} ${e.path} -> ${e.status}${e.redirectTo ? ` to ${e.redirectTo}` : ''} (${Math.round(e.durationMs)} ms)`),
+      onExchange: (e) =>
+        o.printer.debug(
+          `${e.service} ${e.method} ${e.path} -> ${e.status}${e.redirectTo ? ` to ${e.redirectTo}` : ''} (${Math.round(e.durationMs)} ms)`,
+        ),
       onRedirect: (e) => {
         if (!e.permanent) return o.printer.debug(`${e.service}: ${e.from} redirects (temporarily) to ${e.to}`);
         // Said once per run; the journal keeps it so that replay goes straight to the new place.
-        o.printer.info(`${e.service}: ${e.from} has moved permanently to ${e.to}; configure ${this.http.rewrite(e.from)} as its base URL to skip the redirect`);
+        o.printer.info(
+          `${e.service}: ${e.from} has moved permanently to ${e.to}; configure ${this.http.rewrite(e.from)} as its base URL to skip the redirect`,
+        );
         this.outbox?.redirect({ from: e.from, to: e.to, service: e.service });
       },
     });
@@ -66,14 +71,23 @@ export class PublishRun {
         o.printer.error(`a redirect in the journal is not followed: ${(error as Error).message}`);
       }
     }
-    const deps: TargetDeps = { send: this.http.send, secrets: config.secrets, replay: !!o.journal, deadline: this.deadline, processes: o.shard?.total ?? 1, runInfo: config.runInfo, ...o.deps };
+    const deps: TargetDeps = {
+      send: this.http.send,
+      secrets: config.secrets,
+      replay: !!o.journal,
+      deadline: this.deadline,
+      processes: o.shard?.total ?? 1,
+      runInfo: config.runInfo,
+      ...o.deps,
+    };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file);
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
     }
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(
-      ({ definition, config: c }) => new TargetSession(definition, definition.create(c, deps), this.outbox, log, o.journal?.done.get(definition.id)),
+      ({ definition, config: c }) =>
+        new TargetSession(definition, definition.create(c, deps), this.outbox, log, o.journal?.done.get(definition.id)),
     );
   }
 
@@ -115,7 +129,9 @@ export class PublishRun {
     if (!this.outbox) return;
     const fresh = records.filter((r) => {
       // A short fingerprint, not the record's JSON: this map lives as long as the run (10,000s of tests).
-      const keys = Object.entries(r.keys).map(([t, k]) => `${t}:${k.join(',')}`).join(';');
+      const keys = Object.entries(r.keys)
+        .map(([t, k]) => `${t}:${k.join(',')}`)
+        .join(';');
       const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}|${r.steps?.join(',') ?? ''}|${r.attachments?.length ?? 0}`;
       if (this.journaled.get(r.testId) === print) return false;
       this.journaled.set(r.testId, print);
@@ -139,11 +155,26 @@ export class PublishRun {
       }
       for (const d of this.config.invalid) {
         const unsent = records.filter((r) => keysOf(r, d.id).length).length;
-        targets[d.id] = { target: d.id, label: d.label, enabled: false, published: 0, countsByStatus: {}, unmapped: 0, notRun, errors: ['settings invalid (see above)'], unsent, outbox: left, calls: 0, durationMs: 0 };
+        targets[d.id] = {
+          target: d.id,
+          label: d.label,
+          enabled: false,
+          published: 0,
+          countsByStatus: {},
+          unmapped: 0,
+          notRun,
+          errors: ['settings invalid (see above)'],
+          unsent,
+          outbox: left,
+          calls: 0,
+          durationMs: 0,
+        };
       }
     }
     // After publishTimeout, nothing more is awaited: background work is abandoned (its results are in the outbox).
-    const settle = Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined))).then(() => this.http.close().catch(() => undefined));
+    const settle = Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined))).then(() =>
+      this.http.close().catch(() => undefined),
+    );
     await within(settle, Math.max(1_000, this.deadline.remaining()));
     return { version: 1, startedAt: this.startedAt.toISOString(), finishedAt: new Date().toISOString(), targets };
   }
@@ -200,7 +231,20 @@ export class PublishRun {
       this.o.printer.info(`dry run: ${s.definition.label} ${item.key} -> ${name}${item.comment ? ' (with comment)' : ''}`);
     }
     const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
-    return { target: s.id, label: s.definition.label, enabled: true, dryRun: true, published: plan.length, countsByStatus: counts, unmapped, notRun, errors: [], unsent: 0, calls: 0, durationMs: 0 };
+    return {
+      target: s.id,
+      label: s.definition.label,
+      enabled: true,
+      dryRun: true,
+      published: plan.length,
+      countsByStatus: counts,
+      unmapped,
+      notRun,
+      errors: [],
+      unsent: 0,
+      calls: 0,
+      durationMs: 0,
+    };
   }
 }
 

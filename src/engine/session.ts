@@ -61,7 +61,12 @@ export class TargetSession {
       ({ statuses }) => {
         if (this.ending) return;
         this.statuses = statuses;
-        this.stream = new ResultStream({ batching: this.target.batching, prepared: this.target.prepared(), publish: (items) => this.target.publish(items), onDone: (items) => this.confirm(items) });
+        this.stream = new ResultStream({
+          batching: this.target.batching,
+          prepared: this.target.prepared(),
+          publish: (items) => this.target.publish(items),
+          onDone: (items) => this.confirm(items),
+        });
         this.offerReady(this.readiness.keys());
       },
       // Report a bad preflight as soon as it is known, not only at the end of the run.
@@ -119,7 +124,19 @@ export class TargetSession {
   /** Sends what the stream has not, then reads back; resolves with this target's summary. */
   async finish(records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
     const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
-    const summary: TargetSummary = { target: this.id, label: this.definition.label, enabled: true, published: 0, countsByStatus: {}, unmapped: records.length - mapped.length, notRun, errors: [], unsent: 0, calls: 0, durationMs: 0 };
+    const summary: TargetSummary = {
+      target: this.id,
+      label: this.definition.label,
+      enabled: true,
+      published: 0,
+      countsByStatus: {},
+      unmapped: records.length - mapped.length,
+      notRun,
+      errors: [],
+      unsent: 0,
+      calls: 0,
+      durationMs: 0,
+    };
     const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
     this.endTotal = keyCount;
     this.ending = true;
@@ -131,7 +148,11 @@ export class TargetSession {
       // The service may have come back since onBegin (outage at start): one more try before giving up.
       if (classify(error).kind === 'transient' || classify(error).kind === 'rate-limited') {
         try {
-          begun = await waitFor({ label: `${this.definition.label} preflight`, maxAttempts: 1, attempt: async () => ready(await this.begin([])) });
+          begun = await waitFor({
+            label: `${this.definition.label} preflight`,
+            maxAttempts: 1,
+            attempt: async () => ready(await this.begin([])),
+          });
           this.log.info(`${this.definition.label}: reachable again; publishing`);
         } catch (again) {
           this.beginError = again instanceof WaitTimeoutError ? (again.lastError ?? again) : again;
@@ -156,10 +177,27 @@ export class TargetSession {
   cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
     const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
     const sent = this.confirmed.size;
-    return { target: this.id, label: this.definition.label, enabled: true, published: sent, countsByStatus: {}, unmapped: records.length - mapped.length, notRun, errors: [reason], unsent: Math.max(0, this.endTotal - sent), calls: this.target.calls(), durationMs: Date.now() - this.started };
+    return {
+      target: this.id,
+      label: this.definition.label,
+      enabled: true,
+      published: sent,
+      countsByStatus: {},
+      unmapped: records.length - mapped.length,
+      notRun,
+      errors: [reason],
+      unsent: Math.max(0, this.endTotal - sent),
+      calls: this.target.calls(),
+      durationMs: Date.now() - this.started,
+    };
   }
 
-  private async publishRest(records: readonly TestRecord[], mappedCount: number, statuses: StatusTable, summary: TargetSummary): Promise<void> {
+  private async publishRest(
+    records: readonly TestRecord[],
+    mappedCount: number,
+    statuses: StatusTable,
+    summary: TargetSummary,
+  ): Promise<void> {
     const t = this.target;
     const plan = t.plan(records, statuses);
     this.endTotal = plan.length;
@@ -174,7 +212,12 @@ export class TargetSession {
         summary.unsent = result.failed.length;
         const reasons = new Map<string, string[]>();
         for (const f of result.failed) reasons.set(f.reason, [...(reasons.get(f.reason) ?? []), String(f.item.key)]);
-        for (const [reason, keys] of reasons) summary.errors.push(keys.length > 1 ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}` : reason);
+        for (const [reason, keys] of reasons)
+          summary.errors.push(
+            keys.length > 1
+              ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}`
+              : reason,
+          );
       } catch (error) {
         summary.unsent = pending.length;
         summary.errors.push((error as Error).message);

@@ -1,6 +1,15 @@
 import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import { NetworkError, RedirectError } from './errors';
-import { isPermanent, MAX_REDIRECTS, normalizeUrl, REDIRECT_STATUSES, RedirectMemory, redirectAllowed, rewriteOf, type Rewrite } from './redirects';
+import {
+  isPermanent,
+  MAX_REDIRECTS,
+  normalizeUrl,
+  REDIRECT_STATUSES,
+  RedirectMemory,
+  redirectAllowed,
+  rewriteOf,
+  type Rewrite,
+} from './redirects';
 
 export interface HttpRequest {
   method: string;
@@ -118,7 +127,14 @@ export function createHttp(options: HttpOptions = {}): Http {
     }
     const durationMs = performance.now() - started;
     const redirectTo = location ? targetOf(location, url) : undefined;
-    options.onExchange?.({ service, method: req.method, path: pathOnly, status: res.statusCode, durationMs, ...(redirectTo ? { redirectTo: redirectTo.origin + redirectTo.pathname } : {}) });
+    options.onExchange?.({
+      service,
+      method: req.method,
+      path: pathOnly,
+      status: res.statusCode,
+      durationMs,
+      ...(redirectTo ? { redirectTo: redirectTo.origin + redirectTo.pathname } : {}),
+    });
     return { res: { status: res.statusCode, headers, text, durationMs }, location };
   };
 

@@ -110,7 +110,15 @@ export async function withHint<T>(work: Promise<T>, hint: string): Promise<T> {
     return await work;
   } catch (error) {
     if (error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429) {
-      throw new HttpError(error.service, error.method, error.path, error.status, error.headers, error.bodyText, `${error.message.replace(/[.\s]+$/, '')} — check ${hint}`);
+      throw new HttpError(
+        error.service,
+        error.method,
+        error.path,
+        error.status,
+        error.headers,
+        error.bodyText,
+        `${error.message.replace(/[.\s]+$/, '')} — check ${hint}`,
+      );
     }
     throw error;
   }

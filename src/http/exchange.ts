@@ -45,7 +45,12 @@ export const saidIn = (f: ErrorFacts): string => (f.said ? `: ${f.said}` : '');
 const BODY_KEPT = 2_000;
 
 /** The error for a non-2xx answer: table message (or the generic one), redacted body and headers kept for the retry policy. */
-export function httpError(o: Pick<JsonExchangeOptions, 'service' | 'messages' | 'secrets'>, method: string, path: string, res: HttpResponse): HttpError {
+export function httpError(
+  o: Pick<JsonExchangeOptions, 'service' | 'messages' | 'secrets'>,
+  method: string,
+  path: string,
+  res: HttpResponse,
+): HttpError {
   const text = redact(res.text, o.secrets);
   let json: unknown;
   try {
@@ -94,12 +99,21 @@ function originOf(location: string | undefined): string | undefined {
 /** Parses a 2xx body; empty, HTML or unparsable is a BadResponseError saying which. */
 export function parseAnswer<T>(service: string, method: string, path: string, res: HttpResponse, expected = 'JSON'): T {
   const where = `${method} ${path.split('?')[0]}`;
-  if (res.text.trim() === '') throw new BadResponseError(service, res.status, `${service} answered ${where} with an empty body (HTTP ${res.status}) where ${expected} was expected.`);
+  if (res.text.trim() === '')
+    throw new BadResponseError(
+      service,
+      res.status,
+      `${service} answered ${where} with an empty body (HTTP ${res.status}) where ${expected} was expected.`,
+    );
   try {
     return JSON.parse(res.text) as T;
   } catch {
     const kind = looksLikeHtml(res.text) ? 'an HTML page' : 'text that is not valid JSON (truncated?)';
-    throw new BadResponseError(service, res.status, `${service} answered ${where} with ${kind} (HTTP ${res.status}) where ${expected} was expected.`);
+    throw new BadResponseError(
+      service,
+      res.status,
+      `${service} answered ${where} with ${kind} (HTTP ${res.status}) where ${expected} was expected.`,
+    );
   }
 }
 

@@ -22,7 +22,10 @@ export interface Rewrite {
 
 /** 127.0.0.0/8, localhost, ::1 (also IPv4-mapped 127.x): traffic that never leaves this machine. */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (/^127(\.\d{1,3}){3}$/.test(h)) return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
@@ -113,7 +116,8 @@ export class RedirectMemory {
       const to = new URL(r.to);
       if (!redirectAllowed(to)) throw new TypeError(`refusing a remembered redirect to ${to.origin}: not https and not this machine`);
       const rule = { from: from.origin + from.pathname.replace(/\/$/, ''), to: to.origin + to.pathname.replace(/\/$/, '') };
-      if (rule.from !== rule.to && !this.rules.some((x) => x.from === rule.from)) this.rules.push({ ...rule, ...(r.service ? { service: r.service } : {}) });
+      if (rule.from !== rule.to && !this.rules.some((x) => x.from === rule.from))
+        this.rules.push({ ...rule, ...(r.service ? { service: r.service } : {}) });
     }
   }
 

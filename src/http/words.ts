@@ -15,7 +15,17 @@ export const WORDS_MAX = 300;
 const TEXT_LINES = 3;
 
 /** Fields read from a JSON object, in order: JSON:API / Rails, then ZAPI (Cloud and Server), then generic. */
-const FIELDS = ['errors', 'error', 'clientMessage', 'errorDesc', 'errorMessages', 'message', 'error_description', 'detail', 'title'] as const;
+const FIELDS = [
+  'errors',
+  'error',
+  'clientMessage',
+  'errorDesc',
+  'errorMessages',
+  'message',
+  'error_description',
+  'detail',
+  'title',
+] as const;
 
 export function serviceWords(text: string | undefined): string | undefined {
   const trimmed = (text ?? '').replace(/^\uFEFF/, '').trim();
@@ -46,7 +56,12 @@ function fromValue(value: unknown, depth: number): string | undefined {
   }
   const o = value as Record<string, unknown>;
   for (const f of FIELDS) {
-    const said = f === 'errors' && isFieldMap(o.errors) ? fieldMap(o.errors) : f === 'error' || f === 'errors' ? fromValue(o[f], depth + 1) : scalar(o[f]);
+    const said =
+      f === 'errors' && isFieldMap(o.errors)
+        ? fieldMap(o.errors)
+        : f === 'error' || f === 'errors'
+          ? fromValue(o[f], depth + 1)
+          : scalar(o[f]);
     if (said) return said;
   }
   return undefined;
@@ -90,7 +105,11 @@ function firstLines(text: string): string {
 function cap(text: string | undefined): string | undefined {
   if (!text) return undefined;
   // eslint-disable-next-line no-control-regex
-  const line = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = text
+    .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!line) return undefined;
   return line.length > WORDS_MAX ? `${line.slice(0, WORDS_MAX - 1).trimEnd()}…` : line;
 }

@@ -75,7 +75,13 @@ export function readUrl(p: Problems, option: unknown, env: Env, name: string, en
 }
 
 /** `N/SECONDS`, e.g. `200/60`. */
-export function readRate(p: Problems, option: unknown, env: Env, name: string, envVar: string): { count: number; windowMs: number } | null | undefined {
+export function readRate(
+  p: Problems,
+  option: unknown,
+  env: Env,
+  name: string,
+  envVar: string,
+): { count: number; windowMs: number } | null | undefined {
   const { value } = pick(option, env, envVar);
   if (value === undefined) return undefined;
   const s = String(value).trim().toLowerCase();
@@ -89,7 +95,15 @@ export function readRate(p: Problems, option: unknown, env: Env, name: string, e
 }
 
 /** One of a fixed set of words (case-insensitive). */
-export function readChoice<T extends string>(p: Problems, option: unknown, env: Env, name: string, envVar: string, choices: readonly T[], fallback: T): T {
+export function readChoice<T extends string>(
+  p: Problems,
+  option: unknown,
+  env: Env,
+  name: string,
+  envVar: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
   const raw = readString(p, option, env, name, envVar);
   if (raw === undefined || raw === '') return fallback;
   const found = choices.find((c) => c === raw.toLowerCase());

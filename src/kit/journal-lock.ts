@@ -96,7 +96,13 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
   return { acquired: false, file, heldBy: holder };
 }
 
-function staleness(file: string, owner: LockOwner | undefined, ageMs: number, me: { pid: number; hostname: string }, o: JournalLockOptions) {
+function staleness(
+  file: string,
+  owner: LockOwner | undefined,
+  ageMs: number,
+  me: { pid: number; hostname: string },
+  o: JournalLockOptions,
+) {
   if (!owner) return ageMs > (o.graceMs ?? 10_000) ? ('unreadable' as const) : undefined;
   if (ageMs > (o.maxAgeMs ?? 20 * 60_000)) return 'too old' as const;
   // A pid means nothing on another host (shared disk): there only the age can free the lock.
@@ -139,7 +145,12 @@ function parseOwner(text: string): LockOwner | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockOwner>;
     // pid 0 or negative would make `process.kill(pid, 0)` probe a whole process group: not a lock's pid.
-    const ok = Number.isSafeInteger(v.pid) && v.pid! > 0 && typeof v.hostname === 'string' && typeof v.startedAt === 'string' && !Number.isNaN(Date.parse(v.startedAt));
+    const ok =
+      Number.isSafeInteger(v.pid) &&
+      v.pid! > 0 &&
+      typeof v.hostname === 'string' &&
+      typeof v.startedAt === 'string' &&
+      !Number.isNaN(Date.parse(v.startedAt));
     return ok ? (v as LockOwner) : undefined;
   } catch {
     return undefined;

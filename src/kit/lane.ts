@@ -153,7 +153,8 @@ export class RequestLane {
       const limit = this.o.rateLimit;
       if (!limit) return undefined;
       // Entries still in flight always count; answered ones leave the window W after their answer.
-      for (let i = this.window.length - 1; i >= 0; i--) if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
+      for (let i = this.window.length - 1; i >= 0; i--)
+        if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
       if (this.window.length >= limit.count) {
         const answered = this.window.filter((e) => e.done).map((e) => e.t);
         const wait = answered.length ? Math.max(1, Math.min(...answered) + limit.windowMs - now + 1) : 10;

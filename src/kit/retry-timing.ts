@@ -51,7 +51,12 @@ export function backoffDelay(attempt: number, random: () => number, o: BackoffOp
  * The wait a 429 asks for. Never 0: a service that says "wait 0 s" (or nothing) gets a floor, so a
  * client cannot spin in a tight loop against the limit.
  */
-export function rateLimitDelay(retryAfterMs: number | undefined, hintMs: number | undefined, attempt: number, random: () => number): number {
+export function rateLimitDelay(
+  retryAfterMs: number | undefined,
+  hintMs: number | undefined,
+  attempt: number,
+  random: () => number,
+): number {
   // The first wait that says something: a 0 (or missing) header defers to the hint, then to backoff.
   const asked = positive(retryAfterMs) ?? positive(hintMs);
   if (asked !== undefined) return asked + Math.round(random() * 100);

@@ -19,7 +19,8 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   });
   const num = (name: string, v: string | undefined, max = Infinity) => {
     const n = Number(v);
-    if (!Number.isFinite(n) || n < 0 || n > max) throw new Error(`--${name} expects a number${max === 1 ? ' between 0 and 1' : ''}, got "${v}"`);
+    if (!Number.isFinite(n) || n < 0 || n > max)
+      throw new Error(`--${name} expects a number${max === 1 ? ' between 0 and 1' : ''}, got "${v}"`);
     return n;
   };
   const faults = {
@@ -29,7 +30,12 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     resetRate: num('reset-rate', values['reset-rate'], 1),
     rateLimit: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : null,
   };
-  const sandbox = await startSandbox({ port: num('port', values.port), host: values.host, seed: num('seed', values.seed), faults: { zephyr: faults, cucumberstudio: faults } });
+  const sandbox = await startSandbox({
+    port: num('port', values.port),
+    host: values.host,
+    seed: num('seed', values.seed),
+    faults: { zephyr: faults, cucumberstudio: faults },
+  });
   const lines = Object.entries(sandbox.env()).map(([k, v]) => `export ${k}='${v}'`);
   process.stdout.write(`Sandbox for Zephyr Squad Cloud and CucumberStudio listening on ${sandbox.origin}\n`);
   process.stdout.write(`State: ${sandbox.origin}/__sandbox/state   Stats: ${sandbox.origin}/__sandbox/stats\n\n`);

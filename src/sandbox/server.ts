@@ -184,7 +184,12 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     send(res, answer);
   }
 
-  async function handleWithFaults(module: ServiceModule, sreq: SandboxRequest, f: ServiceFaults, st: ServiceStats): Promise<SandboxResponse> {
+  async function handleWithFaults(
+    module: ServiceModule,
+    sreq: SandboxRequest,
+    f: ServiceFaults,
+    st: ServiceStats,
+  ): Promise<SandboxResponse> {
     if (f.faultRate > 0 && random() < f.faultRate) {
       st.faultsInjected++;
       return { ...module.faultResponse(), route: 'fault' };

@@ -72,7 +72,11 @@ describe('cycle create / test-run create', () => {
     const dir = tempDir('step');
     const stepSummary = path.join(dir, 'step-summary.md');
     const files = { 'x.spec.ts': `import { test } from '@playwright/test';\ntest('x', { tag: ['@PROJ-77', '@cs-77'] }, () => {});` };
-    const res = await runPlaywright({ files, dir, env: { ...env, ZEPHYR_CYCLE_ID: cycleId, CUCUMBERSTUDIO_TEST_RUN_ID: runId, GITHUB_STEP_SUMMARY: stepSummary } });
+    const res = await runPlaywright({
+      files,
+      dir,
+      env: { ...env, ZEPHYR_CYCLE_ID: cycleId, CUCUMBERSTUDIO_TEST_RUN_ID: runId, GITHUB_STEP_SUMMARY: stepSummary },
+    });
     expect(res.summary!.targets.zephyr).toMatchObject({ published: 1, container: { id: cycleId } });
     expect(zephyrStatuses(sandbox, 'setup job')).toEqual({ 'PROJ-77': 1 });
     expect(csRuns(sandbox, 'setup job')).toHaveLength(1);

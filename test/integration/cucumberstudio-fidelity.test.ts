@@ -36,15 +36,28 @@ async function recorded<T>(fn: () => Promise<T>): Promise<{ value: T; log: Reque
   const start = sandbox.log().length;
   const before = sandbox.stats().cucumberstudio.requests;
   const value = await fn();
-  return { value, log: sandbox.log().slice(start).filter((e) => e.service === 'cucumberstudio'), requests: sandbox.stats().cucumberstudio.requests - before };
+  return {
+    value,
+    log: sandbox
+      .log()
+      .slice(start)
+      .filter((e) => e.service === 'cucumberstudio'),
+    requests: sandbox.stats().cucumberstudio.requests - before,
+  };
 }
-const count = (log: RequestLogEntry[], route: string, status?: number) => log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
+const count = (log: RequestLogEntry[], route: string, status?: number) =>
+  log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
 
 /** Does the sandbox's test list give `relationships.scenario.data` (asked after the measured run, so not counted in it)? */
 async function listCarriesLinkage(runId: number): Promise<boolean> {
   const env = sandbox.env();
   const res = await fetch(`${sandbox.origin}/api/projects/1/test_runs/${runId}/test_snapshots?include=scenario`, {
-    headers: { Accept: 'application/vnd.api+json; version=1', uid: env.CUCUMBERSTUDIO_UID, 'access-token': env.CUCUMBERSTUDIO_ACCESS_TOKEN, client: env.CUCUMBERSTUDIO_CLIENT },
+    headers: {
+      Accept: 'application/vnd.api+json; version=1',
+      uid: env.CUCUMBERSTUDIO_UID,
+      'access-token': env.CUCUMBERSTUDIO_ACCESS_TOKEN,
+      client: env.CUCUMBERSTUDIO_CLIENT,
+    },
   });
   const doc = (await res.json()) as { data: Array<{ relationships?: { scenario?: { data?: { id: string } } } }> };
   return doc.data.some((t) => t.relationships?.scenario?.data?.id !== undefined);
@@ -57,7 +70,11 @@ const tagged = (ids: number[], failing: number[] = []) => ({
 describe('CucumberStudio fidelity (live)', () => {
   it('small suite: exact results; the whole scenario list is read only without the list linkage, and at most once', async () => {
     const name = 'fidelity small';
-    const { value: run, log, requests } = await recorded(() => runPlaywright({ files: CS_SUITE, env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name }, retries: 1 }));
+    const {
+      value: run,
+      log,
+      requests,
+    } = await recorded(() => runPlaywright({ files: CS_SUITE, env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name }, retries: 1 }));
     const r = csRun(sandbox, name);
     const expected = Object.fromEntries(Object.entries(CS_EXPECTED).map(([id, s]) => [Number(id), Number(id) === 7 ? [s, s] : [s]]));
     expect(csLastStatuses(r)).toEqual(expected);
@@ -68,14 +85,20 @@ describe('CucumberStudio fidelity (live)', () => {
     expect(count(log, 'GET /projects/:pid/test_runs/:trid/test_snapshots/:tsid')).toBe(linkage ? 0 : 2);
     expect(log.every((e) => e.route !== 'PATCH /projects/:pid/test_runs/:trid')).toBe(true);
     const polls = count(log, LIST);
-    console.log(`[fidelity] small suite: ${requests} CucumberStudio requests (${polls} test-list reads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`);
+    console.log(
+      `[fidelity] small suite: ${requests} CucumberStudio requests (${polls} test-list reads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`,
+    );
     expect(requests).toBe(log.length);
     expect(requests - polls).toBe(linkage ? 14 : 17); // project, run list x2, create, 9 posts, verify (+ scenario list and 2 lookups)
   });
 
   it('a short 200 list (fewer tests than asked) is waited out like a 423, then every test gets its result', async () => {
     const name = 'fidelity short list';
-    sandbox.setFaults('cucumberstudio', { overrides: [{ method: 'GET', pathIncludes: '/test_snapshots?include=scenario', status: 200, body: '{"data":[]}', headers: JSONAPI, times: 3 }] });
+    sandbox.setFaults('cucumberstudio', {
+      overrides: [
+        { method: 'GET', pathIncludes: '/test_snapshots?include=scenario', status: 200, body: '{"data":[]}', headers: JSONAPI, times: 3 },
+      ],
+    });
     try {
       const before = sandbox.stats().cucumberstudio.overridden;
       const run = await runPlaywright({ files: tagged([31, 32, 7], [32]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name } });
@@ -90,7 +113,17 @@ describe('CucumberStudio fidelity (live)', () => {
   it('a truncated JSON list surfaces at once with its own message; the results stay in the outbox and replay sends them', async () => {
     const name = 'fidelity truncated';
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS: '60000' };
-    sandbox.setFaults('cucumberstudio', { overrides: [{ method: 'GET', pathIncludes: '/test_snapshots?include=scenario', status: 200, body: '{"data":[{"id":"1","type":"test-snapshots","attri', headers: JSONAPI }] });
+    sandbox.setFaults('cucumberstudio', {
+      overrides: [
+        {
+          method: 'GET',
+          pathIncludes: '/test_snapshots?include=scenario',
+          status: 200,
+          body: '{"data":[{"id":"1","type":"test-snapshots","attri',
+          headers: JSONAPI,
+        },
+      ],
+    });
     let run;
     const started = Date.now();
     try {
@@ -111,7 +144,9 @@ describe('CucumberStudio fidelity (live)', () => {
 
   it('mapped ids that do not exist: one refused create, one GET per mapped id, a run with the others, the rest reported and kept', async () => {
     const name = 'fidelity unknown ids';
-    const { value: run, log } = await recorded(() => runPlaywright({ files: tagged([51, 52, 987654, 987655]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name } }));
+    const { value: run, log } = await recorded(() =>
+      runPlaywright({ files: tagged([51, 52, 987654, 987655]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name } }),
+    );
     const r = csRun(sandbox, name);
     expect(r.scenarioIds.sort((a, b) => a - b)).toEqual([51, 52]);
     expect(csLastStatuses(r)).toEqual({ 51: ['passed'], 52: ['passed'] });
@@ -131,8 +166,13 @@ describe('CucumberStudio fidelity (live)', () => {
     const printer = createPrinter([], false, () => undefined);
     const summaries = await Promise.all(
       [0, 1, 2, 3, 4].map((i) => {
-        const records = [{ testId: `t${i}`, title: `t${i}`, keys: { cucumberstudio: [String(60 + i)] }, outcome: 'passed' as const, attempts: 1 }];
-        const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('cs-race'), 'outbox') }, { printer });
+        const records = [
+          { testId: `t${i}`, title: `t${i}`, keys: { cucumberstudio: [String(60 + i)] }, outcome: 'passed' as const, attempts: 1 },
+        ];
+        const run = new PublishRun(
+          { ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('cs-race'), 'outbox') },
+          { printer },
+        );
         run.start(records);
         return run.finish(records, 0);
       }),

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { allFileText, csLastStatuses, csRun, csRuns, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
+import {
+  allFileText,
+  csLastStatuses,
+  csRun,
+  csRuns,
+  MODES,
+  outboxFiles,
+  runPlaywright,
+  runReplay,
+  testSandbox,
+  zephyrStatuses,
+} from './harness';
 import { CS_EXPECTED, CS_SUITE } from './suites';
 
 let sandbox: RunningSandbox;
@@ -26,8 +37,13 @@ describe.each(MODES)('CucumberStudio publishing (%s)', (mode) => {
     const r = csRun(sandbox, name);
     expect(r.scenarioIds.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 7, 11, 12]);
     // The run's tests were still being generated when first listed: the 423 was served and waited out.
-    const listed = sandbox.log().filter((e) => e.service === 'cucumberstudio' && e.target.includes(`/test_runs/${r.id}/test_snapshots`) && e.method === 'GET');
-    expect(listed.some((e) => e.status === 423), JSON.stringify(listed.map((e) => e.status))).toBe(true);
+    const listed = sandbox
+      .log()
+      .filter((e) => e.service === 'cucumberstudio' && e.target.includes(`/test_runs/${r.id}/test_snapshots`) && e.method === 'GET');
+    expect(
+      listed.some((e) => e.status === 423),
+      JSON.stringify(listed.map((e) => e.status)),
+    ).toBe(true);
     expect(csLastStatuses(r)).toEqual(expectedLast());
     expect(r.snapshots.find((s) => s.scenarioId === 2)!.results[0].description).toContain('Expected: "b"');
     expect(r.snapshots.find((s) => s.scenarioId === 11)!.results[0].description).toContain('s11 broke');
@@ -41,7 +57,9 @@ describe.each(MODES)('CucumberStudio publishing (%s)', (mode) => {
 });
 
 describe.each(MODES)('CucumberStudio reuse (%s)', (mode) => {
-  const files = (ids: number[]) => ({ 'r.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}` });
+  const files = (ids: number[]) => ({
+    'r.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}`,
+  });
 
   it('reuses an active run by name and by id, adding the scenarios it lacks', async () => {
     const name = `reuse ${mode}`;
@@ -68,8 +86,14 @@ describe.each(MODES)('CucumberStudio under faults (%s)', (mode) => {
     sandbox.setFaults('cucumberstudio', { faultRate: 0.2, appliedFaultRate: 0.05, rateLimit: { count: 40, windowMs: 1000 } });
     try {
       const ids = Array.from({ length: 40 }, (_, i) => 100 + i);
-      const body = ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${id % 7 === 0 ? "throw new Error('x');" : ''} });`).join('\n');
-      const run = await runPlaywright({ files: { 'f.spec.ts': `import { test } from '@playwright/test';\n${body}` }, env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1' }, mode });
+      const body = ids
+        .map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${id % 7 === 0 ? "throw new Error('x');" : ''} });`)
+        .join('\n');
+      const run = await runPlaywright({
+        files: { 'f.spec.ts': `import { test } from '@playwright/test';\n${body}` },
+        env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1' },
+        mode,
+      });
       const last = csLastStatuses(csRun(sandbox, name)); // throws on duplicates
       expect(last).toEqual(Object.fromEntries(ids.map((id) => [id, [id % 7 === 0 ? 'failed' : 'passed']])));
       expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 40, unsent: 0, errors: [] });
@@ -83,7 +107,9 @@ describe.each(MODES)('both targets (%s)', (mode) => {
   it('CucumberStudio down while Zephyr is up: Zephyr completes, CucumberStudio waits in the outbox, replay completes it once', async () => {
     const name = `cs down ${mode}`;
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name };
-    const files = { 'both.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });` };
+    const files = {
+      'both.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });`,
+    };
     sandbox.setFaults('cucumberstudio', { down: true });
     let run;
     try {

@@ -29,11 +29,13 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
-      const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const send = (status: number, value: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (req.headers['x-fake-token'] !== TOKEN) return send(401, { error: 'bad token' });
       const u = new URL(req.url ?? '/', 'http://x');
       const m = /^\/runs\/(\d+)(\/results)?$/.exec(u.pathname);
-      if (req.method === 'GET' && u.pathname === '/runs') return send(200, { ids: runs.filter((r) => r.name === u.searchParams.get('name')).map((r) => r.id) });
+      if (req.method === 'GET' && u.pathname === '/runs')
+        return send(200, { ids: runs.filter((r) => r.name === u.searchParams.get('name')).map((r) => r.id) });
       if (req.method === 'POST' && u.pathname === '/runs') {
         const run = { id: String(runs.length + 1), name: (JSON.parse(body) as { name: string }).name, results: {}, posts: 0 };
         runs.push(run);
@@ -85,7 +87,13 @@ export default class extends TmsReporter {
 `,
     );
     const name = `fake ${mode}`;
-    const env = baseEnv({ FAKETMS_TOKEN: TOKEN, FAKETMS_URL: url, FAKETMS_RUN_NAME: name, PW_TMS_OUTBOX_DIR: path.join(dir, 'outbox'), PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json') });
+    const env = baseEnv({
+      FAKETMS_TOKEN: TOKEN,
+      FAKETMS_URL: url,
+      FAKETMS_RUN_NAME: name,
+      PW_TMS_OUTBOX_DIR: path.join(dir, 'outbox'),
+      PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
+    });
     const tms = `['./tms-with-fake.ts', { faketms: { runName: ${JSON.stringify(name)} } }]`;
     let output: string;
     if (mode === 'live') {
@@ -94,7 +102,12 @@ export default class extends TmsReporter {
     } else {
       fs.writeFileSync(path.join(dir, 'playwright.config.ts'), config(`[['dot'], ['blob']]`));
       fs.writeFileSync(path.join(dir, 'merge.config.ts'), config(`[['dot'], ${tms}]`));
-      await exec(process.execPath, [PW_CLI, 'test'], dir, baseEnv({ PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }));
+      await exec(
+        process.execPath,
+        [PW_CLI, 'test'],
+        dir,
+        baseEnv({ PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }),
+      );
       output = (await exec(process.execPath, [PW_CLI, 'merge-reports', '-c', 'merge.config.ts', './blob-report'], dir, env)).output;
     }
     const held = runs.filter((r) => r.name === name);

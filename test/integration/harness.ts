@@ -63,11 +63,23 @@ export function removeTempDirs(): void {
 
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   // A clean env: the CI's own variables (GITHUB_*, CI…) must not leak into the run's naming.
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, LANG: 'C.UTF-8', ...extra };
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TMPDIR: process.env.TMPDIR,
+    LANG: 'C.UTF-8',
+    ...extra,
+  };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-export function exec(cmd: string, args: string[], cwd: string, env: Record<string, string>, timeoutMs = 180_000): Promise<{ exitCode: number; output: string }> {
+export function exec(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+): Promise<{ exitCode: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -104,7 +116,12 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   }
   const tms = ['playwright-tms-reporter', o.options ?? {}];
   const outboxDir = path.join(dir, 'outbox');
-  const env = baseEnv({ PW_TMS_OUTBOX_DIR: outboxDir, PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'), NODE_OPTIONS: o.nodeOptions, ...o.env });
+  const env = baseEnv({
+    PW_TMS_OUTBOX_DIR: outboxDir,
+    PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
+    NODE_OPTIONS: o.nodeOptions,
+    ...o.env,
+  });
   let result: { exitCode: number; output: string };
   if ((o.mode ?? 'live') === 'live') {
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms], o));
@@ -112,7 +129,12 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   } else {
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob']], o));
     fs.writeFileSync(path.join(dir, `merge.config.${ext}`), configText(kind, [['dot'], tms], o));
-    const first = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, baseEnv({ ...o.env, PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }));
+    const first = await exec(
+      process.execPath,
+      [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])],
+      dir,
+      baseEnv({ ...o.env, PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }),
+    );
     const merged = await exec(process.execPath, [PW_CLI, 'merge-reports', '-c', `merge.config.${ext}`, './blob-report'], dir, env);
     result = { exitCode: merged.exitCode, output: `${first.output}\n--- merge-reports ---\n${merged.output}` };
   }
@@ -212,7 +234,8 @@ export function csLastStatuses(run: CsRun, resultsPerTest = 1): Record<number, s
   const out: Record<number, string[]> = {};
   for (const s of run.snapshots) {
     if (!s.results.length) continue;
-    if (s.results.length !== resultsPerTest) throw new Error(`test ${s.id} (scenario ${s.scenarioId}) has ${s.results.length} results, expected ${resultsPerTest}`);
+    if (s.results.length !== resultsPerTest)
+      throw new Error(`test ${s.id} (scenario ${s.scenarioId}) has ${s.results.length} results, expected ${resultsPerTest}`);
     (out[s.scenarioId] ??= []).push(s.results[s.results.length - 1].status);
   }
   return out;

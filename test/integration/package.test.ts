@@ -10,7 +10,9 @@ import { baseEnv, exec, REPO, testSandbox, zephyrStatuses } from './harness';
 let sandbox: RunningSandbox;
 let project: string;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const pwVersion = (JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules/@playwright/test/package.json'), 'utf8')) as { version: string }).version;
+const pwVersion = (
+  JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules/@playwright/test/package.json'), 'utf8')) as { version: string }
+).version;
 
 beforeAll(async () => {
   sandbox = await testSandbox();
@@ -21,10 +23,19 @@ beforeAll(async () => {
   expect(packed.exitCode, packed.output).toBe(0);
   const tarball = fs.readdirSync(project).find((f) => f.endsWith('.tgz'))!;
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-  const installed = await exec(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, `@playwright/test@${pwVersion}`], project, env, 240_000);
+  const installed = await exec(
+    npm,
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, `@playwright/test@${pwVersion}`],
+    project,
+    env,
+    240_000,
+  );
   expect(installed.exitCode, installed.output).toBe(0);
   fs.mkdirSync(path.join(project, 'tests'));
-  fs.writeFileSync(path.join(project, 'tests/a.spec.ts'), `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-31' }, () => {});\n`);
+  fs.writeFileSync(
+    path.join(project, 'tests/a.spec.ts'),
+    `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-31' }, () => {});\n`,
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -45,7 +56,10 @@ it.each([
   ['cjs', 'cjs', 'module.exports ='],
 ])('loads by package name from a %s config and publishes', async (kind, ext, exportKw) => {
   const name = `packaged ${kind}`;
-  fs.writeFileSync(path.join(project, `playwright.config.${ext}`), `${exportKw} { testDir: './tests', reporter: [['dot'], ['playwright-tms-reporter', { zephyr: { cycleName: ${JSON.stringify(name)} } }]] };\n`);
+  fs.writeFileSync(
+    path.join(project, `playwright.config.${ext}`),
+    `${exportKw} { testDir: './tests', reporter: [['dot'], ['playwright-tms-reporter', { zephyr: { cycleName: ${JSON.stringify(name)} } }]] };\n`,
+  );
   const cli = path.join(project, 'node_modules/@playwright/test/cli.js');
   const r = await exec(process.execPath, [cli, 'test', '-c', `playwright.config.${ext}`], project, baseEnv(sandbox.env()));
   expect(r.exitCode, r.output).toBe(0);

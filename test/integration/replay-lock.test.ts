@@ -16,13 +16,19 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const lockOf = (journal: string, pid: number) => fs.writeFileSync(`${journal}.lock`, JSON.stringify({ pid, hostname: os.hostname(), startedAt: new Date(Date.now() - 60_000).toISOString() }));
+const lockOf = (journal: string, pid: number) =>
+  fs.writeFileSync(
+    `${journal}.lock`,
+    JSON.stringify({ pid, hostname: os.hostname(), startedAt: new Date(Date.now() - 60_000).toISOString() }),
+  );
 
 it('replay refuses a live lock, takes over a dead one with a line, and sends exactly once', async () => {
   const name = 'stale lock';
   sandbox.setFaults('zephyr', { down: true });
   const run = await runPlaywright({
-    files: { 'l.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-1' }, () => {});\ntest('b', { tag: '@PROJ-2' }, () => { throw new Error('x'); });` },
+    files: {
+      'l.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-1' }, () => {});\ntest('b', { tag: '@PROJ-2' }, () => { throw new Error('x'); });`,
+    },
     env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },
   });
   sandbox.setFaults('zephyr', { down: false });

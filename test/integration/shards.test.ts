@@ -43,7 +43,9 @@ describe.each([2, 4])('%i live shards started at the same instant', (n) => {
     expect(zephyrStatuses(sandbox, name)).toEqual(want);
     const csRun = csRuns(sandbox, name);
     expect(csRun).toHaveLength(1);
-    expect(csLastStatuses(csRun[0])).toEqual(Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])));
+    expect(csLastStatuses(csRun[0])).toEqual(
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
+    );
     const published = runs.map((r) => r.summary?.targets.zephyr?.published ?? 0);
     expect(published.reduce((a, b) => a + b, 0)).toBe(24);
   });
@@ -63,9 +65,20 @@ it('processes that all create at once (no shard info) converge on one cycle and 
   const name = 'race';
   const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
   const printer = createPrinter([], false, () => undefined);
-  const records = (i: number): TestRecord[] => [{ testId: `t${i}`, title: `t${i}`, keys: { zephyr: [`PROJ-${700 + i}`], cucumberstudio: [String(700 + i)] }, outcome: 'passed', attempts: 1 }];
+  const records = (i: number): TestRecord[] => [
+    {
+      testId: `t${i}`,
+      title: `t${i}`,
+      keys: { zephyr: [`PROJ-${700 + i}`], cucumberstudio: [String(700 + i)] },
+      outcome: 'passed',
+      attempts: 1,
+    },
+  ];
   const publishers = Array.from({ length: 5 }, (_, i) => {
-    const run = new PublishRun({ ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('race'), 'outbox') }, { printer });
+    const run = new PublishRun(
+      { ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('race'), 'outbox') },
+      { printer },
+    );
     run.start(records(i));
     return run.finish(records(i), 0);
   });

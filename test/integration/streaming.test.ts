@@ -48,12 +48,17 @@ test('maps PROJ-20 at run time, after its result went out, and fails', async () 
 
 describe('publishing during the run (live)', () => {
   it('results reach the services while tests still run; a late run-time mapping corrects the key (worst wins)', async () => {
-    const run = await runPlaywright({ files: OBSERVING_SUITE, env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: NAME, CUCUMBERSTUDIO_TEST_RUN_NAME: NAME } });
+    const run = await runPlaywright({
+      files: OBSERVING_SUITE,
+      env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: NAME, CUCUMBERSTUDIO_TEST_RUN_NAME: NAME },
+    });
     // Only the deliberately failing last test fails: the two observing tests saw results mid-run.
     expect(run.output).toMatch(/1 failed/);
     expect(run.output).toMatch(/3 passed/);
     expect(zephyrStatuses(sandbox, NAME)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 1, 'PROJ-20': 2 });
-    const late = zephyrCycles(sandbox).find((c) => c.name === NAME)!.executions.find((e) => e.issueKey === 'PROJ-20')!;
+    const late = zephyrCycles(sandbox)
+      .find((c) => c.name === NAME)!
+      .executions.find((e) => e.issueKey === 'PROJ-20')!;
     expect(late.statusChanges).toBeGreaterThanOrEqual(2); // PASS first, then corrected to FAIL
     expect(csLastStatuses(csRun(sandbox, NAME))).toEqual({ 1: ['passed'] });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 3, unsent: 0, errors: [] });
@@ -64,11 +69,22 @@ describe('publishing during the run (live)', () => {
 describe('publishTimeout (live)', () => {
   it('cuts an end the service asks to wait an hour for; the rest stays in the outbox and replay sends it once', async () => {
     const name = 'cut short';
-    sandbox.setFaults('zephyr', { overrides: [{ method: 'PUT', pathIncludes: '/execution/', status: 429, body: '{"errorCode":429,"clientMessage":"Please wait for 3600 seconds"}' }] });
+    sandbox.setFaults('zephyr', {
+      overrides: [
+        {
+          method: 'PUT',
+          pathIncludes: '/execution/',
+          status: 429,
+          body: '{"errorCode":429,"clientMessage":"Please wait for 3600 seconds"}',
+        },
+      ],
+    });
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '5' };
     const started = Date.now();
     const run = await runPlaywright({
-      files: { 'cut.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});\ntest('fails', { tag: '@PROJ-2' }, () => { throw new Error('boom'); });` },
+      files: {
+        'cut.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});\ntest('fails', { tag: '@PROJ-2' }, () => { throw new Error('boom'); });`,
+      },
       env,
     });
     sandbox.setFaults('zephyr', { overrides: [] });

@@ -69,4 +69,13 @@ test('not mapped', () => {});
 };
 
 /** scenario id -> expected status of the last result of each of its tests. */
-export const CS_EXPECTED: Record<number, string> = { 1: 'passed', 2: 'failed', 3: 'passed', 4: 'skipped', 5: 'failed', 7: 'passed', 11: 'failed', 12: 'passed' };
+export const CS_EXPECTED: Record<number, string> = {
+  1: 'passed',
+  2: 'failed',
+  3: 'passed',
+  4: 'skipped',
+  5: 'failed',
+  7: 'passed',
+  11: 'failed',
+  12: 'passed',
+};

@@ -84,7 +84,11 @@ describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
 describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
   it('a wrong secret gives one clear line within the run, and does not fail it', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', ZEPHYR_CYCLE_NAME: 'wrong secret' };
-    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env, mode });
+    const run = await runPlaywright({
+      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
+      env,
+      mode,
+    });
     expect(run.exitCode).toBe(0);
     const lines = run.output.split('\n').filter((l) => l.includes('rejected the credentials'));
     expect(lines.length).toBeGreaterThanOrEqual(1);
@@ -97,7 +101,10 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
 
   it.runIf(mode === 'live')('failOnPublishError turns a publish failure into a failed run', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', PW_TMS_FAIL_ON_ERROR: '1' };
-    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    const run = await runPlaywright({
+      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
+      env,
+    });
     expect(run.exitCode).toBe(1);
     expect(run.output).toContain('failOnPublishError');
   });
@@ -105,7 +112,10 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
   it.runIf(mode === 'live')('a base URL without the context path names ZEPHYR_BASE_URL and the /connect root', async () => {
     const env = { ...sandbox.env() };
     env.ZEPHYR_BASE_URL = env.ZEPHYR_BASE_URL.replace(/\/connect$/, '');
-    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+    const run = await runPlaywright({
+      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
+      env,
+    });
     expect(run.exitCode).toBe(0);
     expect(run.output).toMatch(/Zephyr has no GET .*\(404.*ZEPHYR_BASE_URL \(zephyr\.baseUrl\).*\/connect/);
   });
@@ -124,7 +134,10 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     try {
       const env = { ...sandbox.env(), ZEPHYR_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/connect` };
-      const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` }, env });
+      const run = await runPlaywright({
+        files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
+        env,
+      });
       expect(run.exitCode).toBe(0);
       expect(run.output).toMatch(/Zephyr rejected the request signature \(401, qsh mismatch/);
       expect(run.output).toContain('ZEPHYR_BASE_URL');
@@ -135,7 +148,9 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
 
   it('a key that is not a Test issue is reported and kept for replay; the others publish', async () => {
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: `bad key ${mode}` };
-    const files = { 'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});` };
+    const files = {
+      'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});`,
+    };
     const run = await runPlaywright({ files, env, mode });
     expect(zephyrStatuses(sandbox, `bad key ${mode}`)).toEqual({ 'PROJ-1': 1 });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 1 });
@@ -160,7 +175,9 @@ describe('reporter loading', () => {
   it('dryRun maps and prints, and sends nothing', async () => {
     const before = sandbox.stats();
     const run = await runPlaywright({
-      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});\ntest('bad', { tag: '@PROJ-4' }, () => { throw new Error('x'); });` },
+      files: {
+        'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});\ntest('bad', { tag: '@PROJ-4' }, () => { throw new Error('x'); });`,
+      },
       env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1' },
     });
     expect(run.output).toContain('dry run: Zephyr Squad PROJ-3 -> PASS');

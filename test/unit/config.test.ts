@@ -3,12 +3,18 @@ import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/con
 import type { Env } from '../../src/kit/config-fields';
 import { TARGETS } from '../../src/targets';
 
-const resolveConfig = (options: unknown, env: Env, rootDir?: string, now?: Date) => resolveWith({ definitions: TARGETS, options, env, rootDir, now });
+const resolveConfig = (options: unknown, env: Env, rootDir?: string, now?: Date) =>
+  resolveWith({ definitions: TARGETS, options, env, rootDir, now });
 /** The resolved config of one target, or undefined when it is not enabled (or invalid). */
 const cfg = (c: ResolvedConfig, id: string) => c.targets.find((t) => t.definition.id === id)?.config as Record<string, unknown> | undefined;
 
 const Z = { ZEPHYR_ACCESS_KEY: 'ak-1234', ZEPHYR_SECRET_KEY: 'sk-secret-1234', ZEPHYR_ACCOUNT_ID: 'acc', ZEPHYR_PROJECT_ID: '10000' };
-const C = { CUCUMBERSTUDIO_UID: 'u@example.com', CUCUMBERSTUDIO_ACCESS_TOKEN: 'tok-secret', CUCUMBERSTUDIO_CLIENT: 'cl', CUCUMBERSTUDIO_PROJECT_ID: '1' };
+const C = {
+  CUCUMBERSTUDIO_UID: 'u@example.com',
+  CUCUMBERSTUDIO_ACCESS_TOKEN: 'tok-secret',
+  CUCUMBERSTUDIO_CLIENT: 'cl',
+  CUCUMBERSTUDIO_PROJECT_ID: '1',
+};
 
 describe('config', () => {
   it('no credentials: no target, no problem', () => {
@@ -19,8 +25,18 @@ describe('config', () => {
   });
   it('env enables targets; options override env', () => {
     const c = resolveConfig({ zephyr: { projectId: 20000, cycleName: 'Nightly' } }, { ...Z, ...C, ZEPHYR_CYCLE_NAME: 'from env' }, '/r');
-    expect(cfg(c, 'zephyr')).toMatchObject({ projectId: 20000, versionId: -1, cycleName: 'Nightly', baseUrl: 'https://prod-api.zephyr4jiracloud.com/connect', failureComments: true });
-    expect(cfg(c, 'cucumberstudio')).toMatchObject({ projectId: 1, baseUrl: 'https://studio.cucumberstudio.com', rateLimit: { count: 195, windowMs: 60000 } });
+    expect(cfg(c, 'zephyr')).toMatchObject({
+      projectId: 20000,
+      versionId: -1,
+      cycleName: 'Nightly',
+      baseUrl: 'https://prod-api.zephyr4jiracloud.com/connect',
+      failureComments: true,
+    });
+    expect(cfg(c, 'cucumberstudio')).toMatchObject({
+      projectId: 1,
+      baseUrl: 'https://studio.cucumberstudio.com',
+      rateLimit: { count: 195, windowMs: 60000 },
+    });
     expect(c.outboxDir).toBe('/r/test-results/tms-outbox');
     expect(c.secrets).toEqual(expect.arrayContaining(['sk-secret-1234', 'tok-secret']));
   });
@@ -50,7 +66,10 @@ describe('config', () => {
   });
   it('warns about unknown and misspelt options without disabling', () => {
     const c = resolveConfig({ outboxdir: 'x', zephyr: { acessKey: 'k' } }, Z);
-    expect(c.problems).toEqual([expect.stringContaining('outboxdir: unknown option (did you mean outboxDir?)'), expect.stringContaining('zephyr.acessKey: unknown option (did you mean zephyr.accessKey?)')]);
+    expect(c.problems).toEqual([
+      expect.stringContaining('outboxdir: unknown option (did you mean outboxDir?)'),
+      expect.stringContaining('zephyr.acessKey: unknown option (did you mean zephyr.accessKey?)'),
+    ]);
     expect(cfg(c, 'zephyr')).toBeDefined();
   });
   it('general flags', () => {
@@ -59,11 +78,33 @@ describe('config', () => {
     expect(resolveConfig({ dryRun: 'yes please' }, {}).problems[0]).toContain('dryRun (env PW_TMS_DRY_RUN)');
   });
   it('evidence and run info: options > env > CI / projects', () => {
-    const c = resolveWith({ definitions: TARGETS, options: { attachments: 'all' }, env: { PW_TMS_ATTACHMENT_MAX_BYTES: '100', GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '9', GITHUB_RUN_NUMBER: '3', GITHUB_REPOSITORY: 'o/r', GITHUB_SHA: 'abc' }, projects: ['chromium', 'firefox', 'chromium'] });
+    const c = resolveWith({
+      definitions: TARGETS,
+      options: { attachments: 'all' },
+      env: {
+        PW_TMS_ATTACHMENT_MAX_BYTES: '100',
+        GITHUB_ACTIONS: 'true',
+        GITHUB_RUN_ID: '9',
+        GITHUB_RUN_NUMBER: '3',
+        GITHUB_REPOSITORY: 'o/r',
+        GITHUB_SHA: 'abc',
+      },
+      projects: ['chromium', 'firefox', 'chromium'],
+    });
     expect(c.evidence).toEqual({ attachments: 'all', maxBytes: 100 });
-    expect(c.runInfo).toEqual({ build: '3', environment: 'chromium, firefox', description: expect.stringContaining('https://github.com/o/r/actions/runs/9') });
-    expect(resolveConfig({}, { PW_TMS_BUILD: 'b7', PW_TMS_ENVIRONMENT: 'staging', PW_TMS_DESCRIPTION: 'nightly' }).runInfo).toEqual({ build: 'b7', environment: 'staging', description: 'nightly' });
+    expect(c.runInfo).toEqual({
+      build: '3',
+      environment: 'chromium, firefox',
+      description: expect.stringContaining('https://github.com/o/r/actions/runs/9'),
+    });
+    expect(resolveConfig({}, { PW_TMS_BUILD: 'b7', PW_TMS_ENVIRONMENT: 'staging', PW_TMS_DESCRIPTION: 'nightly' }).runInfo).toEqual({
+      build: 'b7',
+      environment: 'staging',
+      description: 'nightly',
+    });
     expect(resolveConfig({}, {}).evidence).toEqual({ attachments: 'failed', maxBytes: 10485760 });
-    expect(resolveConfig({ attachments: 'some' }, {}).problems[0]).toContain('attachments (env PW_TMS_ATTACHMENTS): expected one of failed, all, none');
+    expect(resolveConfig({ attachments: 'some' }, {}).problems[0]).toContain(
+      'attachments (env PW_TMS_ATTACHMENTS): expected one of failed, all, none',
+    );
   });
 });

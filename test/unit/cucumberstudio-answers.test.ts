@@ -34,10 +34,16 @@ describe("401: the service's own words, whatever the body shape", () => {
     expect(m).toContain(check);
   });
   it('{"error": "…"}', async () => {
-    expect(await message(cs({ status: 401, text: '{"error":"You need to sign in or sign up before continuing."}' }).client.getProject())).toContain('(401: You need to sign in or sign up before continuing.)');
+    expect(
+      await message(cs({ status: 401, text: '{"error":"You need to sign in or sign up before continuing."}' }).client.getProject()),
+    ).toContain('(401: You need to sign in or sign up before continuing.)');
   });
   it('JSON:API error objects', async () => {
-    expect(await message(cs({ status: 401, text: '{"errors":[{"status":"401","title":"Unauthorized","detail":"Token expired"}]}' }).client.getProject())).toContain('(401: Token expired)');
+    expect(
+      await message(
+        cs({ status: 401, text: '{"errors":[{"status":"401","title":"Unauthorized","detail":"Token expired"}]}' }).client.getProject(),
+      ),
+    ).toContain('(401: Token expired)');
   });
   it('plain text', async () => {
     expect(await message(cs({ status: 401, text: 'Unauthorized\n' }).client.getProject())).toContain('(401: Unauthorized)');
@@ -49,7 +55,10 @@ describe("401: the service's own words, whatever the body shape", () => {
   });
   it('never shows the access token or client, even when echoed', async () => {
     const { client } = cs({ status: 401, text: `{"errors":["token ${TOKEN} for client client-abcdef is invalid"]}` });
-    const e = (await client.getProject().then(() => undefined, (x: unknown) => x)) as HttpError;
+    const e = (await client.getProject().then(
+      () => undefined,
+      (x: unknown) => x,
+    )) as HttpError;
     expect(e.message).toContain('(401: token [redacted] for client [redacted] is invalid)');
     expect(`${e.message} ${e.bodyText}`).not.toMatch(/cs-access-token|client-abcdef/);
   });
@@ -57,24 +66,50 @@ describe("401: the service's own words, whatever the body shape", () => {
 
 describe('other answers', () => {
   it('404 on the project names CUCUMBERSTUDIO_PROJECT_ID (and a wrong "/api" base)', async () => {
-    expect(await message(cs({ status: 404, text: '{"errors":[{"title":"Not Found"}]}' }).client.getProject())).toMatch(/no project 7 for this user \(404: Not Found\): check CUCUMBERSTUDIO_PROJECT_ID .* CUCUMBERSTUDIO_BASE_URL/);
-    expect(await message(cs({ status: 404, text: '' }, 'https://studio.test/api').client.getProject())).toContain('drop "/api" from CUCUMBERSTUDIO_BASE_URL');
+    expect(await message(cs({ status: 404, text: '{"errors":[{"title":"Not Found"}]}' }).client.getProject())).toMatch(
+      /no project 7 for this user \(404: Not Found\): check CUCUMBERSTUDIO_PROJECT_ID .* CUCUMBERSTUDIO_BASE_URL/,
+    );
+    expect(await message(cs({ status: 404, text: '' }, 'https://studio.test/api').client.getProject())).toContain(
+      'drop "/api" from CUCUMBERSTUDIO_BASE_URL',
+    );
   });
   it('404 on a run names CUCUMBERSTUDIO_TEST_RUN_ID; 406 names the Accept header', async () => {
-    expect(await message(cs({ status: 404, text: '' }).client.getRun(42))).toContain('no test run 42 in project 7 (404): check CUCUMBERSTUDIO_TEST_RUN_ID');
-    expect(await message(cs({ status: 406, text: '{"error":"Not Acceptable"}' }).client.getProject())).toContain('refused the Accept header on GET /api/projects/7 (406: Not Acceptable); it expects "application/vnd.api+json; version=1"');
+    expect(await message(cs({ status: 404, text: '' }).client.getRun(42))).toContain(
+      'no test run 42 in project 7 (404): check CUCUMBERSTUDIO_TEST_RUN_ID',
+    );
+    expect(await message(cs({ status: 406, text: '{"error":"Not Acceptable"}' }).client.getProject())).toContain(
+      'refused the Accept header on GET /api/projects/7 (406: Not Acceptable); it expects "application/vnd.api+json; version=1"',
+    );
   });
   it('other statuses: the words, an excerpt, "an HTML page" or "an empty body"', async () => {
-    expect(await message(cs({ status: 422, text: '{"errors":{"name":["can\'t be blank"]}}' }).client.createRunOnce('', []))).toBe("CucumberStudio answered POST /api/projects/7/test_runs with HTTP 422: name can't be blank.");
-    expect(await message(cs({ status: 403, text: 'Forbidden' }).client.createRunOnce('n', []))).toBe('CucumberStudio answered POST /api/projects/7/test_runs with HTTP 403: Forbidden.');
-    expect(await message(cs({ status: 500, text: '' }).client.createRunOnce('n', []))).toBe('CucumberStudio answered POST /api/projects/7/test_runs with HTTP 500 and an empty body.');
-    expect(await message(cs({ status: 502, text: '<html><body>Bad gateway</body></html>' }).client.createRunOnce('n', []))).toMatch(/HTTP 502 and an HTML page instead of JSON .*CUCUMBERSTUDIO_BASE_URL/);
-    expect(await message(cs({ status: 429, headers: { 'retry-after': '60' }, text: 'Rate limit exceeded' }).client.createRunOnce('n', []))).toContain('(429; Retry-After 60: Rate limit exceeded)');
+    expect(await message(cs({ status: 422, text: '{"errors":{"name":["can\'t be blank"]}}' }).client.createRunOnce('', []))).toBe(
+      "CucumberStudio answered POST /api/projects/7/test_runs with HTTP 422: name can't be blank.",
+    );
+    expect(await message(cs({ status: 403, text: 'Forbidden' }).client.createRunOnce('n', []))).toBe(
+      'CucumberStudio answered POST /api/projects/7/test_runs with HTTP 403: Forbidden.',
+    );
+    expect(await message(cs({ status: 500, text: '' }).client.createRunOnce('n', []))).toBe(
+      'CucumberStudio answered POST /api/projects/7/test_runs with HTTP 500 and an empty body.',
+    );
+    expect(await message(cs({ status: 502, text: '<html><body>Bad gateway</body></html>' }).client.createRunOnce('n', []))).toMatch(
+      /HTTP 502 and an HTML page instead of JSON .*CUCUMBERSTUDIO_BASE_URL/,
+    );
+    expect(
+      await message(cs({ status: 429, headers: { 'retry-after': '60' }, text: 'Rate limit exceeded' }).client.createRunOnce('n', [])),
+    ).toContain('(429; Retry-After 60: Rate limit exceeded)');
   });
   it('a 2xx that is empty, HTML or not JSON is a BadResponseError saying which', async () => {
-    const bad = async (text: string) => (await cs({ text }).client.createRunOnce('n', []).then(() => undefined, (e: unknown) => e)) as BadResponseError;
+    const bad = async (text: string) =>
+      (await cs({ text })
+        .client.createRunOnce('n', [])
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as BadResponseError;
     expect(await bad('')).toBeInstanceOf(BadResponseError);
-    expect((await bad('')).message).toBe('CucumberStudio answered POST /api/projects/7/test_runs with an empty body (HTTP 200) where a JSON:API document was expected.');
+    expect((await bad('')).message).toBe(
+      'CucumberStudio answered POST /api/projects/7/test_runs with an empty body (HTTP 200) where a JSON:API document was expected.',
+    );
     expect((await bad('<!DOCTYPE html><html></html>')).message).toContain('with an HTML page (HTTP 200)');
     expect((await bad('{"data":')).message).toContain('text that is not valid JSON');
   });

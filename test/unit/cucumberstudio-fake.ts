@@ -84,7 +84,8 @@ export class FakeCs {
 
   private refuseUnknown(ids: unknown): HttpResponse | undefined {
     const unknown = (ids as number[]).filter((id) => !this.exists(id));
-    if (this.o.strict !== false && unknown.length) return answer(422, { errors: [{ status: '422', detail: `Unknown scenario ids in scenario_ids: ${unknown.join(', ')}` }] });
+    if (this.o.strict !== false && unknown.length)
+      return answer(422, { errors: [{ status: '422', detail: `Unknown scenario ids in scenario_ids: ${unknown.join(', ')}` }] });
     return undefined;
   }
 
@@ -102,20 +103,31 @@ export class FakeCs {
     let m: RegExpMatchArray | null;
     if (req.method === 'GET' && path === '') return answer(200, { data: { type: 'projects', id: '1', attributes: { name: 'P' } } });
     if (req.method === 'GET' && path === '/scenarios') {
-      const ids = [...new Set([...Array.from({ length: 50 }, (_, i) => i + 1), ...Object.keys(this.o.names ?? {}).map(Number)])].filter((id) => this.exists(id));
+      const ids = [...new Set([...Array.from({ length: 50 }, (_, i) => i + 1), ...Object.keys(this.o.names ?? {}).map(Number)])].filter(
+        (id) => this.exists(id),
+      );
       return answer(200, { data: ids.map((id) => ({ type: 'scenarios', id: String(id), attributes: { name: this.name(id) } })) });
     }
     if (req.method === 'GET' && (m = path.match(/^\/scenarios\/(\d+)$/))) {
-      return this.exists(Number(m[1])) ? answer(200, { data: { type: 'scenarios', id: m[1], attributes: { name: this.name(Number(m[1])) } } }) : answer(404, { errors: [{ detail: 'Scenario not found' }] });
+      return this.exists(Number(m[1]))
+        ? answer(200, { data: { type: 'scenarios', id: m[1], attributes: { name: this.name(Number(m[1])) } } })
+        : answer(404, { errors: [{ detail: 'Scenario not found' }] });
     }
     // The list's order is undefined (spec §1.5): newest first here, so that callers must sort.
-    if (req.method === 'GET' && path === '/test_runs') return answer(200, { data: [...this.runs.values()].reverse().map((r) => runResource(r)) });
+    if (req.method === 'GET' && path === '/test_runs')
+      return answer(200, { data: [...this.runs.values()].reverse().map((r) => runResource(r)) });
     if (req.method === 'POST' && path === '/test_runs') {
       const a = body!.data.attributes;
       this.beforeCreate?.();
       const refused = this.refuseUnknown(a.scenario_ids);
       if (refused) return refused;
-      const run: FakeRun = { id: this.nextRun++, name: String(a.name), description: String(a.description ?? ''), scenarioIds: [], tests: [] };
+      const run: FakeRun = {
+        id: this.nextRun++,
+        name: String(a.name),
+        description: String(a.description ?? ''),
+        scenarioIds: [],
+        tests: [],
+      };
       this.runs.set(run.id, run);
       this.addScenarios(run, a.scenario_ids as number[]);
       return answer(201, { data: runResource(run) });
@@ -146,7 +158,16 @@ export class FakeCs {
       if (!t) return answer(404, { errors: [{ detail: 'not found' }] });
       if (req.method === 'GET' && m![2] === '') {
         const last = t.results.at(-1);
-        const included = q.get('include') === 'last-result' && last ? [{ type: 'test-results', id: '1', attributes: { status: last.status, description: last.description, 'status-author': last.author } }] : [];
+        const included =
+          q.get('include') === 'last-result' && last
+            ? [
+                {
+                  type: 'test-results',
+                  id: '1',
+                  attributes: { status: last.status, description: last.description, 'status-author': last.author },
+                },
+              ]
+            : [];
         return answer(200, { data: this.testResource(t, q.get('include') === 'scenario'), included });
       }
       if (req.method === 'POST' && m![2] === '/test_results') {
@@ -181,8 +202,31 @@ export function clock() {
 /** The real target (definition, client, lane) on the fake, with a virtual clock. */
 export function makeTarget(fake: FakeCs, cfg: Partial<CucumberStudioConfig> = {}, replay = false): Target {
   const c = clock();
-  const config: CucumberStudioConfig = { baseUrl: 'https://cs.test', uid: 'u', accessToken: 'token-secret', client: 'c', projectId: 1, testRunName: 'Nightly', statusMap: {}, rateLimit: null, snapshotTimeoutMs: 60_000, ...cfg };
-  return cucumberstudio.create(config, { send: fake.send, secrets: ['token-secret'], replay, lane: { ...c, random: () => 0 }, tuning: { cucumberstudio: { wait: { ...c } } } });
+  const config: CucumberStudioConfig = {
+    baseUrl: 'https://cs.test',
+    uid: 'u',
+    accessToken: 'token-secret',
+    client: 'c',
+    projectId: 1,
+    testRunName: 'Nightly',
+    statusMap: {},
+    rateLimit: null,
+    snapshotTimeoutMs: 60_000,
+    ...cfg,
+  };
+  return cucumberstudio.create(config, {
+    send: fake.send,
+    secrets: ['token-secret'],
+    replay,
+    lane: { ...c, random: () => 0 },
+    tuning: { cucumberstudio: { wait: { ...c } } },
+  });
 }
 
-export const item = (key: number, status = 'passed', comment = ''): PlanItem => ({ key: String(key), outcome: status === 'failed' ? 'failed' : 'passed', status, comment, tests: [`t${key}`] });
+export const item = (key: number, status = 'passed', comment = ''): PlanItem => ({
+  key: String(key),
+  outcome: status === 'failed' ? 'failed' : 'passed',
+  status,
+  comment,
+  tests: [`t${key}`],
+});

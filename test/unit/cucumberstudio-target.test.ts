@@ -8,7 +8,8 @@ import { duplicateNote } from '../../src/targets/cucumberstudio/run-lifecycle';
 import { FakeCs, item, makeTarget, type FakeTest } from './cucumberstudio-fake';
 
 const locked = () => ({ status: 423, text: '{"errors":[{"status":"423","title":"Locked"}]}' });
-const lastResults = (fake: FakeCs, runId: number) => Object.fromEntries([...fake.runs.get(runId)!.tests].map((t) => [t.id, t.results.map((r) => r.status)]));
+const lastResults = (fake: FakeCs, runId: number) =>
+  Object.fromEntries([...fake.runs.get(runId)!.tests].map((t) => [t.id, t.results.map((r) => r.status)]));
 
 async function publishAll(fake: FakeCs, keys: number[], statuses: Record<number, string> = {}, cfg = {}) {
   const target = makeTarget(fake, cfg);
@@ -24,7 +25,9 @@ describe('CucumberStudio target: attribution', () => {
     const { result, runId, target } = await publishAll(fake, [1, 7, 11, 12], { 11: 'failed' });
     expect(result.failed).toEqual([]);
     expect(result.done.map((i) => i.key).sort()).toEqual(['1', '11', '12', '7']);
-    const byScenario = Object.fromEntries(fake.runs.get(runId)!.tests.map((t) => [`${t.scenarioId}/${t.id}`, t.results.map((r) => r.status)]));
+    const byScenario = Object.fromEntries(
+      fake.runs.get(runId)!.tests.map((t) => [`${t.scenarioId}/${t.id}`, t.results.map((r) => r.status)]),
+    );
     expect(Object.values(byScenario)).toEqual([['passed'], ['passed'], ['passed'], ['failed'], ['passed']]);
     expect(Object.keys(byScenario).filter((k) => k.startsWith('11/'))).toHaveLength(1);
     expect(fake.count('GET /scenarios')).toBe(0); // neither the whole list nor single scenarios
@@ -37,7 +40,11 @@ describe('CucumberStudio target: attribution', () => {
     const fake = new FakeCs({ linkage: false, datasets: { 7: 2 }, names: { 11: 'Same name', 12: 'Same name' } });
     const { result, runId } = await publishAll(fake, [1, 7, 11, 12], { 11: 'failed' });
     expect(result.failed).toEqual([]);
-    const statusOf = (sid: number) => fake.runs.get(runId)!.tests.filter((t) => t.scenarioId === sid).map((t) => t.results.map((r) => r.status).join());
+    const statusOf = (sid: number) =>
+      fake.runs
+        .get(runId)!
+        .tests.filter((t) => t.scenarioId === sid)
+        .map((t) => t.results.map((r) => r.status).join());
     expect([statusOf(1), statusOf(7), statusOf(11), statusOf(12)]).toEqual([['passed'], ['passed', 'passed'], ['failed'], ['passed']]);
     expect(fake.count('GET /scenarios?')).toBe(0);
     expect(fake.log.filter((l) => l === 'GET /scenarios')).toHaveLength(1);
@@ -91,10 +98,18 @@ describe('CucumberStudio target: mapped ids that do not exist', () => {
     const fake = new FakeCs({ linkage: true, strict: true, absent: [9998, 9999] });
     const { result, runId } = await publishAll(fake, [1, 2, 9998, 9999]);
     expect(result.done.map((i) => i.key)).toEqual(['1', '2']);
-    expect(result.failed.map((f) => f.reason)).toEqual(['scenario 9998 does not exist in project 1', 'scenario 9999 does not exist in project 1']);
+    expect(result.failed.map((f) => f.reason)).toEqual([
+      'scenario 9998 does not exist in project 1',
+      'scenario 9999 does not exist in project 1',
+    ]);
     expect(fake.runs.get(runId)!.scenarioIds).toEqual([1, 2]);
     expect(fake.log.filter((l) => l === 'POST /test_runs')).toHaveLength(2); // refused, then with the existing ids
-    expect(fake.log.filter((l) => /^GET \/scenarios\/\d+$/.test(l)).sort()).toEqual(['GET /scenarios/1', 'GET /scenarios/2', 'GET /scenarios/9998', 'GET /scenarios/9999']);
+    expect(fake.log.filter((l) => /^GET \/scenarios\/\d+$/.test(l)).sort()).toEqual([
+      'GET /scenarios/1',
+      'GET /scenarios/2',
+      'GET /scenarios/9998',
+      'GET /scenarios/9999',
+    ]);
     expect(fake.count('GET /scenarios?')).toBe(0);
     expect(fake.log).not.toContain('GET /scenarios');
   });

@@ -51,7 +51,9 @@ let A = '';
 let B = '';
 let http: Http | undefined;
 const events: { redirects: RedirectEvent[]; exchanges: ExchangeEvent[] } = { redirects: [], exchanges: [] };
-const lan = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+const lan = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
 
 beforeAll(async () => {
   A = `http://127.0.0.1:${await a.start()}`;
@@ -76,7 +78,14 @@ afterEach(async () => {
 });
 
 const creds = { authorization: 'JWT secret-token-value', zapiaccesskey: 'access-key-value' };
-const post = (url: string, body = '{"n":1}') => http!.send('Zephyr', { method: 'POST', url, headers: { ...creds, 'content-type': 'application/json' }, body, credentialHeaders: ['authorization', 'zapiaccesskey'] });
+const post = (url: string, body = '{"n":1}') =>
+  http!.send('Zephyr', {
+    method: 'POST',
+    url,
+    headers: { ...creds, 'content-type': 'application/json' },
+    body,
+    credentialHeaders: ['authorization', 'zapiaccesskey'],
+  });
 
 describe('redirects', () => {
   for (const status of [301, 302, 307, 308]) {
@@ -220,18 +229,29 @@ describe('redirect rules', () => {
     expect(redirectAllowed(new URL('http://10.0.0.5/api'))).toBe(false);
     expect(redirectAllowed(new URL('ftp://localhost/x'))).toBe(false);
     expect(redirectAllowed(new URL('https://user:pw@host/x'))).toBe(false);
-    for (const h of ['localhost', '127.0.0.1', '127.9.8.7', '[::1]', '[::ffff:127.0.0.1]']) expect(redirectAllowed(new URL(`http://${h}:8080/x`))).toBe(true);
+    for (const h of ['localhost', '127.0.0.1', '127.9.8.7', '[::1]', '[::ffff:127.0.0.1]'])
+      expect(redirectAllowed(new URL(`http://${h}:8080/x`))).toBe(true);
     expect(isLoopbackHost('128.0.0.1')).toBe(false);
     expect(isLoopbackHost('localhost.evil.com')).toBe(false);
   });
   it('derives the rewrite from the common path tail', () => {
-    expect(rewriteOf(new URL('https://old/api/projects/1/x'), new URL('https://new/api/projects/1/x'))).toEqual({ from: 'https://old', to: 'https://new' });
-    expect(rewriteOf(new URL('https://old/connect/public/x'), new URL('https://new/zapi/public/x'))).toEqual({ from: 'https://old/connect', to: 'https://new/zapi' });
+    expect(rewriteOf(new URL('https://old/api/projects/1/x'), new URL('https://new/api/projects/1/x'))).toEqual({
+      from: 'https://old',
+      to: 'https://new',
+    });
+    expect(rewriteOf(new URL('https://old/connect/public/x'), new URL('https://new/zapi/public/x'))).toEqual({
+      from: 'https://old/connect',
+      to: 'https://new/zapi',
+    });
     expect(rewriteOf(new URL('https://old/x?a=1'), new URL('https://new/x?a=2'))).toBeUndefined();
   });
   it('learns each rewrite once, and never one that loops back', () => {
     const m = new RedirectMemory();
-    expect(m.learn('CucumberStudio', new URL('https://old/api/x'), new URL('https://new/api/x'))).toEqual({ service: 'CucumberStudio', from: 'https://old', to: 'https://new' });
+    expect(m.learn('CucumberStudio', new URL('https://old/api/x'), new URL('https://new/api/x'))).toEqual({
+      service: 'CucumberStudio',
+      from: 'https://old',
+      to: 'https://new',
+    });
     expect(m.learn('CucumberStudio', new URL('https://old/api/y'), new URL('https://new/api/y'))).toBeUndefined();
     expect(m.learn('CucumberStudio', new URL('https://new/api/x'), new URL('https://old/api/x'))).toBeUndefined();
     expect(m.apply('https://old/api/projects/1?x=%5B1%5D')).toBe('https://new/api/projects/1?x=%5B1%5D');

@@ -6,23 +6,35 @@ describe("serviceWords: the service's own words from any error body", () => {
   it('JSON:API errors: detail, else title; several joined', () => {
     expect(serviceWords('{"errors":[{"status":"404","title":"Not Found","detail":"Project 7 not found"}]}')).toBe('Project 7 not found');
     expect(serviceWords('{"errors":[{"status":"406","title":"Not Acceptable"}]}')).toBe('Not Acceptable');
-    expect(serviceWords('{"errors":[{"detail":"name is empty"},{"detail":"scenario_ids is not a list"}]}')).toBe('name is empty; scenario_ids is not a list');
+    expect(serviceWords('{"errors":[{"detail":"name is empty"},{"detail":"scenario_ids is not a list"}]}')).toBe(
+      'name is empty; scenario_ids is not a list',
+    );
   });
 
   it('devise string arrays, {"error"}, {"errors": "…"}, Rails field maps', () => {
-    expect(serviceWords('{"errors":["Invalid login credentials. Please try again."]}')).toBe('Invalid login credentials. Please try again.');
-    expect(serviceWords('{"success":false,"errors":["You need to sign in or sign up before continuing."]}')).toBe('You need to sign in or sign up before continuing.');
-    expect(serviceWords('{"error":"You need to sign in or sign up before continuing."}')).toBe('You need to sign in or sign up before continuing.');
+    expect(serviceWords('{"errors":["Invalid login credentials. Please try again."]}')).toBe(
+      'Invalid login credentials. Please try again.',
+    );
+    expect(serviceWords('{"success":false,"errors":["You need to sign in or sign up before continuing."]}')).toBe(
+      'You need to sign in or sign up before continuing.',
+    );
+    expect(serviceWords('{"error":"You need to sign in or sign up before continuing."}')).toBe(
+      'You need to sign in or sign up before continuing.',
+    );
     expect(serviceWords('{"error":{"code":500,"message":"Internal error"}}')).toBe('Internal error');
     expect(serviceWords('{"errors":"Unauthorized"}')).toBe('Unauthorized');
     expect(serviceWords('{"errors":{"name":["can\'t be blank","is too short"]}}')).toBe("name can't be blank; is too short");
   });
 
   it('ZAPI envelopes: clientMessage, errorDesc, message, errorMessages', () => {
-    expect(serviceWords('{"errorType":"ERROR","clientMessage":"Please wait for 34 seconds","errorCode":429}')).toBe('Please wait for 34 seconds');
+    expect(serviceWords('{"errorType":"ERROR","clientMessage":"Please wait for 34 seconds","errorCode":429}')).toBe(
+      'Please wait for 34 seconds',
+    );
     expect(serviceWords('{"errorDesc":"Cycle name is required","errorCode":151}')).toBe('Cycle name is required');
     expect(serviceWords('{"message":"Expecting claim \'qsh\' to have value \'abc\'"}')).toBe("Expecting claim 'qsh' to have value 'abc'");
-    expect(serviceWords('{"errorMessages":["Issue does not exist","or you lack permission"],"errors":{}}')).toBe('Issue does not exist; or you lack permission');
+    expect(serviceWords('{"errorMessages":["Issue does not exist","or you lack permission"],"errors":{}}')).toBe(
+      'Issue does not exist; or you lack permission',
+    );
     // Jira's empty envelope says nothing: no words rather than "{}".
     expect(serviceWords('{"errorMessages":[],"errors":{}}')).toBeUndefined();
   });
@@ -33,7 +45,9 @@ describe("serviceWords: the service's own words from any error body", () => {
 
   it('plain text: trimmed, first lines on one line, capped', () => {
     expect(serviceWords('  Unauthorized  \n')).toBe('Unauthorized');
-    expect(serviceWords('Bad gateway\n\nupstream connect error\nat line 1\nat line 2\nat line 3')).toBe('Bad gateway upstream connect error at line 1');
+    expect(serviceWords('Bad gateway\n\nupstream connect error\nat line 1\nat line 2\nat line 3')).toBe(
+      'Bad gateway upstream connect error at line 1',
+    );
     expect(serviceWords('\u001b[31mred\u001b[0m alert\u0007')).toBe('red alert');
     const long = serviceWords('x'.repeat(5_000))!;
     expect(long.length).toBe(WORDS_MAX);

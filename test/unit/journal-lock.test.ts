@@ -39,7 +39,11 @@ describe('acquireJournalLock', () => {
     expect(l.tookOver).toBeUndefined();
     expect(JSON.parse(fs.readFileSync(lock, 'utf8'))).toEqual({ pid: 100, hostname: HOST, startedAt: '2030-01-01T12:00:00.000Z' });
     // Held by this very process: not taken again, not even by a namesake of the same pid.
-    expect(acquireJournalLock(journal, as(100, T0 + 1_000))).toEqual({ acquired: false, file: lock, heldBy: { pid: 100, hostname: HOST, ageMs: 1_000 } });
+    expect(acquireJournalLock(journal, as(100, T0 + 1_000))).toEqual({
+      acquired: false,
+      file: lock,
+      heldBy: { pid: 100, hostname: HOST, ageMs: 1_000 },
+    });
     l.release();
     expect(fs.existsSync(lock)).toBe(false);
     const again = held(acquireJournalLock(journal, as(100)));
@@ -52,7 +56,11 @@ describe('acquireJournalLock', () => {
   it('refuses a live lock and leaves it untouched', () => {
     writeLock(owner(200, T0 - 5 * MIN));
     const before = fs.readFileSync(lock, 'utf8');
-    expect(acquireJournalLock(journal, as(100, T0, [200]))).toEqual({ acquired: false, file: lock, heldBy: { pid: 200, hostname: HOST, ageMs: 5 * MIN } });
+    expect(acquireJournalLock(journal, as(100, T0, [200]))).toEqual({
+      acquired: false,
+      file: lock,
+      heldBy: { pid: 200, hostname: HOST, ageMs: 5 * MIN },
+    });
     expect(fs.readFileSync(lock, 'utf8')).toBe(before);
   });
 
@@ -131,7 +139,9 @@ describe('acquireJournalLock', () => {
   it('separate processes taking over one stale lock at the same instant: exactly one wins', async () => {
     // The module has only node: imports, so a plain transpile runs it in a child process.
     const src = fs.readFileSync(path.join(__dirname, '../../src/kit/journal-lock.ts'), 'utf8');
-    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+    const js = ts.transpileModule(src, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    }).outputText;
     const mod = path.join(dir, 'journal-lock.cjs');
     fs.writeFileSync(mod, js);
     writeLock(owner(process.pid, Date.now() - 30 * MIN, os.hostname())); // too old: stale for everyone
@@ -147,7 +157,12 @@ describe('acquireJournalLock', () => {
       }, Math.max(0, ${startAt} - Date.now() - 20));`;
     const procs = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', child], { stdio: ['pipe', 'pipe', 'inherit'] }));
     const results = await Promise.all(
-      procs.map((p) => new Promise<{ acquired: boolean; pid: number }>((resolve) => p.stdout.once('data', (d: Buffer) => resolve(JSON.parse(String(d)))))),
+      procs.map(
+        (p) =>
+          new Promise<{ acquired: boolean; pid: number }>((resolve) =>
+            p.stdout.once('data', (d: Buffer) => resolve(JSON.parse(String(d)))),
+          ),
+      ),
     );
     const winners = results.filter((r) => r.acquired);
     expect(winners).toHaveLength(1);

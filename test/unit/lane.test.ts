@@ -6,9 +6,17 @@ import { HttpError, NetworkError } from '../../src/http/errors';
 function clock() {
   let now = 1_000_000;
   const slept: number[] = [];
-  return { now: () => now, sleep: async (ms: number) => { slept.push(ms); now += ms; }, slept };
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      now += ms;
+    },
+    slept,
+  };
 }
-const err = (status: number, body = '', headers: Record<string, string> = {}) => new HttpError('Zephyr', 'POST', '/x', status, headers, body, `HTTP ${status}`);
+const err = (status: number, body = '', headers: Record<string, string> = {}) =>
+  new HttpError('Zephyr', 'POST', '/x', status, headers, body, `HTTP ${status}`);
 
 describe('RequestLane', () => {
   it('retries 500/104 and resets with backoff, then succeeds', async () => {
@@ -16,12 +24,14 @@ describe('RequestLane', () => {
     const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, ...c, random: () => 1 });
     const failures = [err(500, '{"errorCode":104}'), new NetworkError('Zephyr', 'POST', '/x', 'ECONNRESET')];
     const attempts: number[] = [];
-    const value = await lane.retry('op', async (attempt) => lane.send('op', async () => {
-      attempts.push(attempt);
-      const f = failures.shift();
-      if (f) throw f;
-      return 'ok';
-    }));
+    const value = await lane.retry('op', async (attempt) =>
+      lane.send('op', async () => {
+        attempts.push(attempt);
+        const f = failures.shift();
+        if (f) throw f;
+        return 'ok';
+      }),
+    );
     expect(value).toBe('ok');
     expect(attempts).toEqual([1, 2, 3]);
     expect(c.slept).toEqual([250, 500]);
@@ -31,14 +41,24 @@ describe('RequestLane', () => {
   it('does not retry other 4xx', async () => {
     const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, ...clock() });
     let calls = 0;
-    await expect(lane.retry('op', async () => { calls++; throw err(400); })).rejects.toThrow('HTTP 400');
+    await expect(
+      lane.retry('op', async () => {
+        calls++;
+        throw err(400);
+      }),
+    ).rejects.toThrow('HTTP 400');
     expect(calls).toBe(1);
   });
 
   it('gives up after the retry budget', async () => {
     const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 3, ...clock() });
     let calls = 0;
-    await expect(lane.retry('op', async () => { calls++; throw err(503); })).rejects.toThrow('HTTP 503');
+    await expect(
+      lane.retry('op', async () => {
+        calls++;
+        throw err(503);
+      }),
+    ).rejects.toThrow('HTTP 503');
     expect(calls).toBe(4);
   });
 
@@ -63,12 +83,16 @@ describe('RequestLane', () => {
     const lane = new RequestLane({ name: 'z', concurrency: 3, rateLimit: null });
     let active = 0;
     let peak = 0;
-    await Promise.all(Array.from({ length: 20 }, () => lane.send('x', async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((r) => setTimeout(r, 2));
-      active--;
-    })));
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        lane.send('x', async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 2));
+          active--;
+        }),
+      ),
+    );
     expect(peak).toBe(3);
   });
 
@@ -76,7 +100,13 @@ describe('RequestLane', () => {
     const c = clock();
     const lane = new RequestLane({ name: 'cs', concurrency: 8, rateLimit: { count: 10, windowMs: 1_000 }, ...c });
     const at: number[] = [];
-    await Promise.all(Array.from({ length: 35 }, () => lane.send('x', async () => { at.push(c.now()); })));
+    await Promise.all(
+      Array.from({ length: 35 }, () =>
+        lane.send('x', async () => {
+          at.push(c.now());
+        }),
+      ),
+    );
     for (let i = 10; i < at.length; i++) expect(at[i] - at[i - 10]).toBeGreaterThanOrEqual(1_000);
   });
 });

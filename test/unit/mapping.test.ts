@@ -10,9 +10,17 @@ import type { TestRecord } from '../../src/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
 
 /** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */
-function fakeTest(statuses: ResultLike['status'][], o: Partial<TestLike> & { expected?: 'passed' | 'failed' } = {}, last: Partial<ResultLike> = {}): TestLike {
+function fakeTest(
+  statuses: ResultLike['status'][],
+  o: Partial<TestLike> & { expected?: 'passed' | 'failed' } = {},
+  last: Partial<ResultLike> = {},
+): TestLike {
   const expected = o.expected ?? 'passed';
-  const results: ResultLike[] = statuses.map((status, retry) => ({ status, retry, error: status === 'failed' || status === 'timedOut' ? { message: '\u001b[31mExpected\u001b[39m 1 to be 2' } : undefined }));
+  const results: ResultLike[] = statuses.map((status, retry) => ({
+    status,
+    retry,
+    error: status === 'failed' || status === 'timedOut' ? { message: '\u001b[31mExpected\u001b[39m 1 to be 2' } : undefined,
+  }));
   Object.assign(results[results.length - 1] ?? {}, last);
   return {
     id: o.id ?? 't1',
@@ -36,7 +44,10 @@ function fakeTest(statuses: ResultLike['status'][], o: Partial<TestLike> & { exp
 
 describe('keys', () => {
   it('reads Jira keys from annotations (also several, runtime ones) and @KEY tags', () => {
-    const t = fakeTest(['passed'], { annotations: [{ type: 'zephyr', description: 'PROJ-1, PROJ-2' }], tags: ['@PROJ-3', '@smoke', '@cs-7'] });
+    const t = fakeTest(['passed'], {
+      annotations: [{ type: 'zephyr', description: 'PROJ-1, PROJ-2' }],
+      tags: ['@PROJ-3', '@smoke', '@cs-7'],
+    });
     t.results[0].annotations = [{ type: 'zephyr', description: 'PROJ-4' }];
     expect(zephyrKeysOf(t)).toEqual(['PROJ-1', 'PROJ-2', 'PROJ-4', 'PROJ-3']);
     expect(scenarioIdsOf(t)).toEqual([7]);
@@ -45,7 +56,11 @@ describe('keys', () => {
     expect(scenarioIdsOf(fakeTest(['passed'], { annotations: [{ type: 'cucumberstudio', description: '501' }] }))).toEqual([501]);
   });
   it('ignores malformed keys', () => {
-    expect(zephyrKeysOf(fakeTest(['passed'], { tags: ['@proj-1', '@PROJ-', '@-1'], annotations: [{ type: 'zephyr', description: 'not a key' }] }))).toEqual([]);
+    expect(
+      zephyrKeysOf(
+        fakeTest(['passed'], { tags: ['@proj-1', '@PROJ-', '@-1'], annotations: [{ type: 'zephyr', description: 'not a key' }] }),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -83,8 +98,19 @@ describe('outcome table', () => {
 });
 
 describe('worst wins (Zephyr)', () => {
-  const rec = (testId: string, outcome: TestRecord['outcome'], keys = ['PROJ-1']): TestRecord => ({ testId, title: testId, keys: { zephyr: keys }, outcome, attempts: 1, error: outcome === 'failed' ? 'boom' : undefined });
-  const policy = (map = DEFAULT_ZEPHYR_STATUS) => ({ statusFor: (o: TestRecord['outcome']) => map[o], rank: zephyrRank, comment: () => '' });
+  const rec = (testId: string, outcome: TestRecord['outcome'], keys = ['PROJ-1']): TestRecord => ({
+    testId,
+    title: testId,
+    keys: { zephyr: keys },
+    outcome,
+    attempts: 1,
+    error: outcome === 'failed' ? 'boom' : undefined,
+  });
+  const policy = (map = DEFAULT_ZEPHYR_STATUS) => ({
+    statusFor: (o: TestRecord['outcome']) => map[o],
+    rank: zephyrRank,
+    comment: () => '',
+  });
   it('FAIL > BLOCKED > WIP > PASS > UNEXECUTED, whatever the order', () => {
     const order = [rec('a', 'passed'), rec('b', 'interrupted'), rec('c', 'failed'), rec('d', 'skipped')];
     for (const records of [order, [...order].reverse()]) {
@@ -96,11 +122,25 @@ describe('worst wins (Zephyr)', () => {
     expect(aggregate([rec('a', 'skipped'), rec('b', 'flaky')], (r) => r.keys.zephyr ?? [], policy())[0].status).toBe(1);
   });
   it('one item per key; a test with several keys feeds each', () => {
-    const items = aggregate([rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])], (r) => r.keys.zephyr ?? [], policy());
-    expect(items.map((i) => [i.key, i.status])).toEqual([['PROJ-1', 1], ['PROJ-2', 2]]);
+    const items = aggregate(
+      [rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])],
+      (r) => r.keys.zephyr ?? [],
+      policy(),
+    );
+    expect(items.map((i) => [i.key, i.status])).toEqual([
+      ['PROJ-1', 1],
+      ['PROJ-2', 2],
+    ]);
   });
   it('statusMap resolves names (custom tenant statuses too) and ids; unknown names warn and fall back', () => {
-    const statuses = [{ id: -1, name: 'UNEXECUTED' }, { id: 1, name: 'PASS' }, { id: 2, name: 'FAIL' }, { id: 3, name: 'WIP' }, { id: 4, name: 'BLOCKED' }, { id: 5, name: 'PARTIALLY PASSED' }];
+    const statuses = [
+      { id: -1, name: 'UNEXECUTED' },
+      { id: 1, name: 'PASS' },
+      { id: 2, name: 'FAIL' },
+      { id: 3, name: 'WIP' },
+      { id: 4, name: 'BLOCKED' },
+      { id: 5, name: 'PARTIALLY PASSED' },
+    ];
     const r = resolveStatusMap({ flaky: 'partially passed', skipped: 3, interrupted: 'NOPE' }, statuses);
     expect(r.byOutcome).toMatchObject({ flaky: 5, skipped: 3, interrupted: 4, failed: 2 });
     expect(r.warnings).toHaveLength(1);
@@ -124,7 +164,10 @@ describe('evidence of a test', () => {
     expect(recordOf(t, TARGETS)!.steps).toEqual(['passed', 'failed']);
   });
   it('attachments follow the policy: failed (incl. flaky and timed out), all, none', () => {
-    const files = [{ name: 'screenshot', contentType: 'image/png', path: '/tmp/s.png' }, { name: 'note', contentType: 'text/plain', body: Buffer.from('hi') }];
+    const files = [
+      { name: 'screenshot', contentType: 'image/png', path: '/tmp/s.png' },
+      { name: 'note', contentType: 'text/plain', body: Buffer.from('hi') },
+    ];
     expect(recordOf(withSteps('failed', [], files), TARGETS, { attachments: 'failed' })!.attachments).toHaveLength(2);
     expect(recordOf(withSteps('passed', [], files), TARGETS, { attachments: 'failed' })!.attachments).toBeUndefined();
     expect(recordOf(withSteps('passed', [], files), TARGETS, { attachments: 'all' })!.attachments).toHaveLength(2);

@@ -16,11 +16,23 @@ afterEach(() => {
 });
 
 describe('outbox journal', () => {
-  it('reads a version-1 journal (written before targets were generic) as today\'s shape', () => {
+  it("reads a version-1 journal (written before targets were generic) as today's shape", () => {
     const dir = tmp();
     const lines = [
-      { t: 'meta', v: 1, runId: 'run-old', createdAt: '2026-11-01T00:00:00Z', targets: { zephyr: { projectId: 10000, versionId: -1, containerName: 'Nightly', containerId: '42' }, cucumberstudio: { projectId: 0, containerName: '' } } },
-      { t: 'test', rec: { testId: 't1', title: 'a', zephyrKeys: ['PROJ-1'], scenarioIds: [7], outcome: 'failed', error: 'x', attempts: 2 } },
+      {
+        t: 'meta',
+        v: 1,
+        runId: 'run-old',
+        createdAt: '2026-11-01T00:00:00Z',
+        targets: {
+          zephyr: { projectId: 10000, versionId: -1, containerName: 'Nightly', containerId: '42' },
+          cucumberstudio: { projectId: 0, containerName: '' },
+        },
+      },
+      {
+        t: 'test',
+        rec: { testId: 't1', title: 'a', zephyrKeys: ['PROJ-1'], scenarioIds: [7], outcome: 'failed', error: 'x', attempts: 2 },
+      },
       { t: 'test', rec: { testId: 't2', title: 'b', zephyrKeys: [], scenarioIds: [], outcome: 'passed', attempts: 1 } },
       { t: 'done', target: 'zephyr', items: [['PROJ-9', 1]] },
     ];
@@ -38,7 +50,10 @@ describe('outbox journal', () => {
 
   it('writes version 2 and reads it back; a journal whose targets all complete is deleted', () => {
     const dir = tmp();
-    const meta = { zephyr: { settings: { projectId: 1 }, containerName: 'N' }, other: { settings: {}, containerName: 'M', containerId: '5' } };
+    const meta = {
+      zephyr: { settings: { projectId: 1 }, containerName: 'N' },
+      other: { settings: {}, containerName: 'M', containerId: '5' },
+    };
     const box = new Outbox(dir, meta);
     box.appendTests([{ testId: 't', title: 't', keys: { zephyr: ['P-1'], other: ['x'] }, outcome: 'passed', attempts: 1 }]);
     box.container('zephyr', '77', 'N');

@@ -9,13 +9,48 @@ const ORIGIN = 'https://prod-api.zephyr4jiracloud.com';
 
 // Spec zephyr-squad-api.md §2.4, every row of the vector table.
 const VECTORS: Array<[string, string, string, string]> = [
-  ['GET', '/connect/public/rest/api/1.0/serverinfo', 'GET&/public/rest/api/1.0/serverinfo&', '6a7318e89ae7764f433c980cbb57fd240b1884e06679e973d8518b24ac029089'],
-  ['GET', '/connect/public/rest/api/1.0/cycles/search?versionId=-1&projectId=10000', 'GET&/public/rest/api/1.0/cycles/search&projectId=10000&versionId=-1', 'f70cf56b614320a4ececf67cdfce4b34ab731916a3b158a2358b1fbc44e39441'],
-  ['POST', '/connect/public/rest/api/1.0/cycle?expand=&clonedCycleId=', 'POST&/public/rest/api/1.0/cycle&clonedCycleId=&expand=', '1c9e9df281a969f497d78c7636abd8a20b33531a960e5bd92da0c725e9175de9'],
-  ['POST', '/connect/public/rest/api/1.0/zql/search?isAdvanced=true', 'POST&/public/rest/api/1.0/zql/search&isAdvanced=true', 'd42cdd7b5e23a3c83acd4314c455c2c123772409e6d84046a6cd7d6e617a855f'],
-  ['GET', '/connect/public/rest/api/1.0/executions/search/cycle/abc-123/?projectId=10000&versionId=-1&offset=0&size=50', 'GET&/public/rest/api/1.0/executions/search/cycle/abc-123&offset=0&projectId=10000&size=50&versionId=-1', '01be63b0214929e68092083c09b1dd7a56bc81e06f350475553581852d65fa20'],
-  ['POST', '/connect/public/rest/api/1.0/attachment?comment=a%20b+c*~(x)&entityName=execution&entityId=x', 'POST&/public/rest/api/1.0/attachment&comment=a%20b%20c%2A~%28x%29&entityId=x&entityName=execution', 'a99b96b3630b58e306af8ff57a7c6f7cb8ec4fbe0a2161d0e995bf45d2b88ef6'],
-  ['GET', '/connect/public/rest/api/1.0/x?b=2&a=1&a=0&jwt=zzz', 'GET&/public/rest/api/1.0/x&a=0,1&b=2', '9a543894c24e8f2b1a2db234f69faca2f856a806b94db67b03d3d54be2340070'],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/serverinfo',
+    'GET&/public/rest/api/1.0/serverinfo&',
+    '6a7318e89ae7764f433c980cbb57fd240b1884e06679e973d8518b24ac029089',
+  ],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/cycles/search?versionId=-1&projectId=10000',
+    'GET&/public/rest/api/1.0/cycles/search&projectId=10000&versionId=-1',
+    'f70cf56b614320a4ececf67cdfce4b34ab731916a3b158a2358b1fbc44e39441',
+  ],
+  [
+    'POST',
+    '/connect/public/rest/api/1.0/cycle?expand=&clonedCycleId=',
+    'POST&/public/rest/api/1.0/cycle&clonedCycleId=&expand=',
+    '1c9e9df281a969f497d78c7636abd8a20b33531a960e5bd92da0c725e9175de9',
+  ],
+  [
+    'POST',
+    '/connect/public/rest/api/1.0/zql/search?isAdvanced=true',
+    'POST&/public/rest/api/1.0/zql/search&isAdvanced=true',
+    'd42cdd7b5e23a3c83acd4314c455c2c123772409e6d84046a6cd7d6e617a855f',
+  ],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/executions/search/cycle/abc-123/?projectId=10000&versionId=-1&offset=0&size=50',
+    'GET&/public/rest/api/1.0/executions/search/cycle/abc-123&offset=0&projectId=10000&size=50&versionId=-1',
+    '01be63b0214929e68092083c09b1dd7a56bc81e06f350475553581852d65fa20',
+  ],
+  [
+    'POST',
+    '/connect/public/rest/api/1.0/attachment?comment=a%20b+c*~(x)&entityName=execution&entityId=x',
+    'POST&/public/rest/api/1.0/attachment&comment=a%20b%20c%2A~%28x%29&entityId=x&entityName=execution',
+    'a99b96b3630b58e306af8ff57a7c6f7cb8ec4fbe0a2161d0e995bf45d2b88ef6',
+  ],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/x?b=2&a=1&a=0&jwt=zzz',
+    'GET&/public/rest/api/1.0/x&a=0,1&b=2',
+    '9a543894c24e8f2b1a2db234f69faca2f856a806b94db67b03d3d54be2340070',
+  ],
   ['GET', '/connect', 'GET&/&', 'c88caad15a1c1a900b8ac08aa9686f4e8184539bea1deda36e2f649430df3239'],
   ['GET', '/connect/', 'GET&/&', 'c88caad15a1c1a900b8ac08aa9686f4e8184539bea1deda36e2f649430df3239'],
 ];
@@ -30,7 +65,10 @@ describe('qsh canonicalisation (spec §2.4 vectors)', () => {
 
   it('agrees with atlassian-jwt on the vectors and on awkward queries', () => {
     const extra = [
-      ['GET', '/connect/public/rest/api/1.0/executions/search/cycle/0001480000000000-242ac112-0001?projectId=10000&versionId=10100&offset=50&size=50'],
+      [
+        'GET',
+        '/connect/public/rest/api/1.0/executions/search/cycle/0001480000000000-242ac112-0001?projectId=10000&versionId=10100&offset=50&size=50',
+      ],
       ['PUT', '/connect/public/rest/api/1.0/execution/3f2b8c1e-0000-4000-8000-000000000001'],
       ['GET', '/connect/public/rest/api/1.0/cycle/c1?expand=executionSummaries&projectId=10000&versionId=-1'],
       ['GET', '/connect/public/rest/api/1.0/x?name=%C3%A9t%C3%A9%20d%27or&B=1&a=2'],

@@ -40,7 +40,8 @@ describe('Retry-After and wait hints', () => {
 });
 
 describe('classification', () => {
-  const http = (status: number, body = '', headers: Record<string, string> = {}) => new HttpError('Zephyr', 'GET', '/x', status, headers, body, 'm');
+  const http = (status: number, body = '', headers: Record<string, string> = {}) =>
+    new HttpError('Zephyr', 'GET', '/x', status, headers, body, 'm');
   it('retries 500/104, 5xx and resets; not other 4xx', () => {
     expect(classify(http(500, '{"errorCode":104}'))).toEqual({ kind: 'transient', ambiguous: true });
     expect(classify(http(503))).toMatchObject({ kind: 'transient' });
@@ -52,7 +53,10 @@ describe('classification', () => {
   it('429 carries the wait from Retry-After or the message', () => {
     expect(classify(http(429, '', { 'retry-after': '3' }))).toEqual({ kind: 'rate-limited', waitMs: 3000 });
     expect(classify(http(429, '{"clientMessage":"Please wait for 7 seconds"}'))).toEqual({ kind: 'rate-limited', waitMs: 7000 });
-    expect(classify(http(429, '{"clientMessage":"Please wait for 7 seconds"}', { 'retry-after': '0' }))).toEqual({ kind: 'rate-limited', waitMs: 7000 });
+    expect(classify(http(429, '{"clientMessage":"Please wait for 7 seconds"}', { 'retry-after': '0' }))).toEqual({
+      kind: 'rate-limited',
+      waitMs: 7000,
+    });
     expect(classify(http(429, 'slow down', { 'retry-after': '0' }))).toEqual({ kind: 'rate-limited', waitMs: undefined });
   });
   it('a refused redirect is not retried', () => {

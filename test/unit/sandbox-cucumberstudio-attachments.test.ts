@@ -22,7 +22,8 @@ beforeEach(async () => {
   result1 = (await postResult(h, run, test1, { status: 'failed' })).json.data.id;
 });
 
-const base = (testId: string, resultId: string) => `/api/projects/1/test_runs/${run}/test_snapshots/${testId}/test_results/${resultId}/attachments`;
+const base = (testId: string, resultId: string) =>
+  `/api/projects/1/test_runs/${run}/test_snapshots/${testId}/test_results/${resultId}/attachments`;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** POSTs a multipart form the way a client does (fetch sets the boundary). */
@@ -50,15 +51,29 @@ describe('CucumberStudio sandbox: result attachments', () => {
     expect(r.json.data).toEqual({
       type: 'attachments',
       id: String(id),
-      attributes: { id, 'file-name': 'error-context.md', 'file-url': `${base(test1, result1)}/${id}`, 'file-size': Buffer.byteLength(text) },
+      attributes: {
+        id,
+        'file-name': 'error-context.md',
+        'file-url': `${base(test1, result1)}/${id}`,
+        'file-size': Buffer.byteLength(text),
+      },
       links: { self: `/attachments/${id}` },
     });
     expect(r.headers.get('content-type')).toBe('application/vnd.api+json');
     expect(attachmentsOf()).toEqual([
-      { id, fileName: 'error-context.md', size: Buffer.byteLength(text), contentType: 'text/markdown', sha256: sha256(Buffer.from(text)), bytesSource: expect.any(String) },
+      {
+        id,
+        fileName: 'error-context.md',
+        size: Buffer.byteLength(text),
+        contentType: 'text/markdown',
+        sha256: sha256(Buffer.from(text)),
+        bytesSource: expect.any(String),
+      },
     ]);
     expect(h.module.attachmentBytes(id)?.toString('utf8')).toBe(text);
-    expect(h.sandbox.stats().cucumberstudio.byRoute['POST /projects/:pid/test_runs/:trid/test_snapshots/:tsid/test_results/:rid/attachments']).toBe(1);
+    expect(
+      h.sandbox.stats().cucumberstudio.byRoute['POST /projects/:pid/test_runs/:trid/test_snapshots/:tsid/test_results/:rid/attachments'],
+    ).toBe(1);
   });
 
   it('lists the attachments of a result (#86), per result', async () => {
@@ -66,7 +81,10 @@ describe('CucumberStudio sandbox: result attachments', () => {
     await upload(base(test1, result1), fileForm('two', 'b.log', ''));
     const list = await h.api('GET', base(test1, result1));
     expect(list.status).toBe(200);
-    expect(list.json.data.map((a: any) => [a.attributes['file-name'], a.attributes['file-size']])).toEqual([['a.txt', 3], ['b.log', 3]]);
+    expect(list.json.data.map((a: any) => [a.attributes['file-name'], a.attributes['file-size']])).toEqual([
+      ['a.txt', 3],
+      ['b.log', 3],
+    ]);
     expect(attachmentsOf()[1].contentType).toBe('application/octet-stream');
     const result2 = (await postResult(h, run, test1, {})).json.data.id;
     expect((await h.api('GET', base(test1, result2))).json.data).toEqual([]);
@@ -118,7 +136,13 @@ describe('CucumberStudio sandbox: result attachments', () => {
     };
     const answer = await h.module.handle(req);
     expect(answer.status).toBe(200);
-    expect(attachmentsOf()[0]).toMatchObject({ fileName: 'screenshot.png', size: 256, contentType: 'image/png', sha256: sha256(png), bytesSource: 'rawBytes' });
+    expect(attachmentsOf()[0]).toMatchObject({
+      fileName: 'screenshot.png',
+      size: 256,
+      contentType: 'image/png',
+      sha256: sha256(png),
+      bytesSource: 'rawBytes',
+    });
     expect(h.module.attachmentBytes(attachmentsOf()[0].id)?.equals(png)).toBe(true);
   });
 

@@ -137,7 +137,9 @@ describe('CucumberStudio sandbox: devise-style credentials errors', () => {
     expect(h.sandbox.stats().cucumberstudio.byRoute['POST /auth/sign_in']).toBe(3);
 
     h.module.configure({ errorBodyStyle: 'error-key' });
-    expect((await signIn({ email: 'x@example.com', password: 'y' })).json).toEqual({ error: 'Invalid login credentials. Please try again.' });
+    expect((await signIn({ email: 'x@example.com', password: 'y' })).json).toEqual({
+      error: 'Invalid login credentials. Please try again.',
+    });
     // Only POST is exempt from the header check.
     expect((await h.api('GET', '/api/auth/sign_in', undefined, {})).status).toBe(401);
   });

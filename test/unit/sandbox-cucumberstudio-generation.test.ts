@@ -7,7 +7,7 @@ afterEach(() => h?.close());
 const COUNTERS = { passed: 0, failed: 0, retest: 0, undefined: 0, blocked: 0, skipped: 0, wip: 0 };
 
 describe('CucumberStudio sandbox: generationAnswer', () => {
-  it("defaults to the documented 423 and to statuses that appear as soon as the tests exist", async () => {
+  it('defaults to the documented 423 and to statuses that appear as soon as the tests exist', async () => {
     h = await startCs();
     expect(h.module.settings()).toMatchObject({ generationAnswer: '423', statusesLagMs: null, generationDelayMs: 100 });
     const run = (await h.createRun({ name: 'R', scenario_ids: [1, 2, 3, 4] })).json.data;
@@ -15,7 +15,10 @@ describe('CucumberStudio sandbox: generationAnswer', () => {
     expect((await h.tests(run.id)).status).toBe(423);
     h.clock.now = 100;
     expect((await h.tests(run.id)).json.data).toHaveLength(4);
-    expect((await h.api('GET', `/api/projects/1/test_runs/${run.id}`)).json.data.attributes.statuses).toEqual({ ...COUNTERS, undefined: 4 });
+    expect((await h.api('GET', `/api/projects/1/test_runs/${run.id}`)).json.data.attributes.statuses).toEqual({
+      ...COUNTERS,
+      undefined: 4,
+    });
   });
 
   it("'partial' answers 200 with the tests generated so far: none at first, then a growing prefix", async () => {
@@ -47,7 +50,11 @@ describe('CucumberStudio sandbox: generationAnswer', () => {
     h.clock.now = 199;
     expect((await h.api('GET', `/api/projects/1/test_runs/${run.id}`)).json.data.attributes.statuses).toEqual({});
     h.clock.now = 200;
-    expect((await h.api('GET', `/api/projects/1/test_runs/${run.id}`)).json.data.attributes.statuses).toEqual({ ...COUNTERS, failed: 1, undefined: 3 });
+    expect((await h.api('GET', `/api/projects/1/test_runs/${run.id}`)).json.data.attributes.statuses).toEqual({
+      ...COUNTERS,
+      failed: 1,
+      undefined: 3,
+    });
   });
 
   it("'partial' after PATCH: the old tests stay listed, the new ones appear over the delay", async () => {
@@ -108,7 +115,9 @@ describe('CucumberStudio sandbox: run-time settings', () => {
     expect((await h.tests(run.id)).status).toBe(423);
     expect(h.module.configure({ generationAnswer: 'partial' }).generationAnswer).toBe('partial');
     expect((await h.tests(run.id)).status).toBe(200);
-    expect(() => h.module.configure({ generationAnswer: 'sometimes' as any })).toThrow(/generationAnswer must be '423', 'partial', 'mixed'/);
+    expect(() => h.module.configure({ generationAnswer: 'sometimes' as any })).toThrow(
+      /generationAnswer must be '423', 'partial', 'mixed'/,
+    );
     expect(() => h.module.configure({ generationAnswr: '423' } as any)).toThrow(/unknown setting "generationAnswr"/);
     expect(() => h.module.configure({ statusesLagMs: 5, seed: 1.5 })).toThrow(/seed/);
     expect(h.module.settings()).toMatchObject({ generationAnswer: 'partial', statusesLagMs: null, seed: 1 });

@@ -20,7 +20,11 @@ describe('CucumberStudio sandbox: PATCH on a run', () => {
     const run = (await h.createRun({ name: 'Nightly', description: 'CI run 812', scenario_ids: [1] })).json.data;
     const r = await patch(run.id, { description: 'CI run 812 (duplicate of a parallel shard)' });
     expect(r.status).toBe(200);
-    expect(r.json.data).toMatchObject({ type: 'test-runs', id: run.id, attributes: { description: 'CI run 812 (duplicate of a parallel shard)' } });
+    expect(r.json.data).toMatchObject({
+      type: 'test-runs',
+      id: run.id,
+      attributes: { description: 'CI run 812 (duplicate of a parallel shard)' },
+    });
     await patch(run.id, { scenario_id: 2 }); // no description: not a description update
     expect(h.state().testRuns[0]).toMatchObject({
       description: 'CI run 812 (duplicate of a parallel shard)',

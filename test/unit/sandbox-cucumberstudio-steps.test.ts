@@ -39,7 +39,10 @@ describe('CucumberStudio sandbox: results with step-statuses', () => {
   const resultsOf = (name: string) => h.state().testRuns[0].snapshots.find((s: any) => s.name === name);
 
   it('one status per step is stored and shown as sent; extra ones are dropped', async () => {
-    const exact = await postResult(h, runId, tests['Scenario 3'], { status: 'failed', 'step-statuses': ['passed', 'passed', 'failed', 'skipped'] });
+    const exact = await postResult(h, runId, tests['Scenario 3'], {
+      status: 'failed',
+      'step-statuses': ['passed', 'passed', 'failed', 'skipped'],
+    });
     expect(exact.json.data.attributes['step-statuses']).toEqual(['passed', 'passed', 'failed', 'skipped']);
     const long = await postResult(h, runId, tests['Scenario 1'], { 'step-statuses': ['passed', 'passed', 'passed', 'passed', 'passed'] });
     expect(long.json.data.attributes['step-statuses']).toEqual(['passed', 'passed', 'passed']);
@@ -56,7 +59,10 @@ describe('CucumberStudio sandbox: results with step-statuses', () => {
     // read per scenario step: the action word's two steps both take the second value.
     const r = await postResult(h, runId, tests['Scenario 2'], { status: 'failed', 'step-statuses': ['passed', 'failed', 'skipped'] });
     expect(r.json.data.attributes['step-statuses']).toEqual(['passed', 'failed', 'failed', 'skipped']);
-    expect(resultsOf('Scenario 2').results[0]).toMatchObject({ stepReading: 'scenario-level', stepStatusesSent: ['passed', 'failed', 'skipped'] });
+    expect(resultsOf('Scenario 2').results[0]).toMatchObject({
+      stepReading: 'scenario-level',
+      stepStatusesSent: ['passed', 'failed', 'skipped'],
+    });
     // Plain steps: a short array is shown as is, the rest stays implicitly undefined (not padded).
     const short = await postResult(h, runId, tests['Scenario 3'], { 'step-statuses': ['passed'] });
     expect(short.json.data.attributes['step-statuses']).toEqual(['passed']);
@@ -87,6 +93,8 @@ describe('CucumberStudio sandbox: results with step-statuses', () => {
   it('the test list with show_step_statuses shows them on the last result', async () => {
     await postResult(h, runId, tests['Scenario 2'], { 'step-statuses': ['passed', 'failed', 'failed', 'skipped'] });
     const list = await h.tests(runId, '?show_step_statuses=true');
-    expect(list.json.included).toEqual([expect.objectContaining({ attributes: expect.objectContaining({ 'step-statuses': ['passed', 'failed', 'failed', 'skipped'] }) })]);
+    expect(list.json.included).toEqual([
+      expect.objectContaining({ attributes: expect.objectContaining({ 'step-statuses': ['passed', 'failed', 'failed', 'skipped'] }) }),
+    ]);
   });
 });

@@ -43,7 +43,11 @@ beforeEach(() => sandbox.reset());
 describe('CucumberStudio sandbox: headers', () => {
   it('exposes the reporter env', () => {
     const env = sandbox.env();
-    expect(env).toMatchObject({ CUCUMBERSTUDIO_BASE_URL: sandbox.origin, CUCUMBERSTUDIO_UID: 'ci-bot@example.com', CUCUMBERSTUDIO_PROJECT_ID: '1' });
+    expect(env).toMatchObject({
+      CUCUMBERSTUDIO_BASE_URL: sandbox.origin,
+      CUCUMBERSTUDIO_UID: 'ci-bot@example.com',
+      CUCUMBERSTUDIO_PROJECT_ID: '1',
+    });
     expect(env.CUCUMBERSTUDIO_ACCESS_TOKEN).toHaveLength(22);
     expect(env.CUCUMBERSTUDIO_CLIENT).toHaveLength(22);
   });
@@ -77,7 +81,9 @@ describe('CucumberStudio sandbox: headers', () => {
     expect(r.headers.get('content-type')).toBe('application/vnd.api+json');
     const expiry = Number(r.headers.get('expiry'));
     expect(expiry - Date.now() / 1000).toBeGreaterThan(364 * 86400);
-    expect(r.json.data).toEqual([expect.objectContaining({ type: 'projects', id: '1', attributes: expect.objectContaining({ name: 'Web shop' }) })]);
+    expect(r.json.data).toEqual([
+      expect.objectContaining({ type: 'projects', id: '1', attributes: expect.objectContaining({ name: 'Web shop' }) }),
+    ]);
     const one = await api('GET', '/api/projects/1');
     expect(Array.isArray(one.json.data)).toBe(false);
     expect((await api('GET', '/api/projects/2')).status).toBe(404);
@@ -163,12 +169,19 @@ describe('CucumberStudio sandbox: test runs and tests', () => {
     const run = (await createRun({ name: 'R', scenario_ids: [1, 2, 7] })).json.data;
     const base = `/api/projects/1/test_runs/${run.id}/test_snapshots`;
     expect(state().testRuns[0].snapshots).toEqual([]);
-    const blocked = await api('POST', `${base}/1/test_results`, { data: { attributes: { status: 'passed', 'status-author': 'ci', description: '' } } });
+    const blocked = await api('POST', `${base}/1/test_results`, {
+      data: { attributes: { status: 'passed', 'status-author': 'ci', description: '' } },
+    });
     expect(blocked.status).toBe(423);
     clock += 100;
     const tests = (await api('GET', base)).json.data;
     const post = (id: string, attributes: Record<string, unknown>) => api('POST', `${base}/${id}/test_results`, { data: { attributes } });
-    const r1 = await post(tests[0].id, { status: 'failed', 'status-author': 'ci-bot', description: 'boom', 'step-statuses': ['passed', 'failed'] });
+    const r1 = await post(tests[0].id, {
+      status: 'failed',
+      'status-author': 'ci-bot',
+      description: 'boom',
+      'step-statuses': ['passed', 'failed'],
+    });
     expect(r1.status).toBe(201);
     expect(r1.json.data).toMatchObject({
       type: 'test-results',
@@ -177,7 +190,9 @@ describe('CucumberStudio sandbox: test runs and tests', () => {
     });
     expect(r1.json.data.attributes['test-snapshot-id']).toBe(Number(tests[0].id));
     expect((await post(tests[0].id, { status: 'passed', 'status-author': 'ci-bot', description: 'retry ok' })).status).toBe(201);
-    expect((await post(tests[1].id, { status: 'bogus', 'status-author': 'ci-bot', description: '' })).json.data.attributes.status).toBe('undefined');
+    expect((await post(tests[1].id, { status: 'bogus', 'status-author': 'ci-bot', description: '' })).json.data.attributes.status).toBe(
+      'undefined',
+    );
     expect((await post(tests[2].id, { status: 'skipped', 'status-author': 'ci-bot', description: '' })).status).toBe(201);
     const missing = await post(tests[3].id, { status: 'passed', 'status-author': 'ci-bot' });
     expect(missing.status).toBe(422);
@@ -186,7 +201,7 @@ describe('CucumberStudio sandbox: test runs and tests', () => {
 
     const r = await api('GET', `/api/projects/1/test_runs/${run.id}`);
     expect(r.json.data.attributes.statuses).toEqual({ passed: 1, failed: 0, retest: 0, undefined: 2, blocked: 0, skipped: 1, wip: 0 });
-    const patched = await api('PATCH', `${base}/${tests[2].id}/test_results/${(await lastResultId(base, tests[2].id))}`, {
+    const patched = await api('PATCH', `${base}/${tests[2].id}/test_results/${await lastResultId(base, tests[2].id)}`, {
       data: { attributes: { status: 'blocked' } },
     });
     expect(patched.status).toBe(200);
@@ -204,15 +219,25 @@ describe('CucumberStudio sandbox: test runs and tests', () => {
     const tr = `/api/projects/1/test_runs/${run.id}`;
     clock += 100;
     const tests = (await api('GET', `${tr}/test_snapshots`)).json.data;
-    await api('POST', `${tr}/test_snapshots/${tests[0].id}/test_results`, { data: { attributes: { status: 'passed', 'status-author': 'a', description: '' } } });
-    const patched = await api('PATCH', tr, { data: { type: 'test_runs', id: Number(run.id), attributes: { scenario_ids: ['2', 3, 8], description: 'more' } } });
+    await api('POST', `${tr}/test_snapshots/${tests[0].id}/test_results`, {
+      data: { attributes: { status: 'passed', 'status-author': 'a', description: '' } },
+    });
+    const patched = await api('PATCH', tr, {
+      data: { type: 'test_runs', id: Number(run.id), attributes: { scenario_ids: ['2', 3, 8], description: 'more' } },
+    });
     expect(patched.status).toBe(200);
     expect(patched.json.data.attributes).toMatchObject({ statuses: {}, description: 'more' });
     expect((await api('GET', `${tr}/test_snapshots`)).status).toBe(423);
     expect(state().testRuns[0]).toMatchObject({ generating: true, scenarioIds: [1, 2, 3, 8] });
     clock += 100;
     const after = (await api('GET', `${tr}/test_snapshots`)).json.data;
-    expect(after.map((t: any) => t.attributes.name)).toEqual(['Scenario 1', 'Scenario 2', 'Scenario 3', 'Scenario 8 (small)', 'Scenario 8 (large)']);
+    expect(after.map((t: any) => t.attributes.name)).toEqual([
+      'Scenario 1',
+      'Scenario 2',
+      'Scenario 3',
+      'Scenario 8 (small)',
+      'Scenario 8 (large)',
+    ]);
     expect(after[0].attributes.status).toBe('passed');
     const single = await api('PATCH', tr, { data: { attributes: { scenario_id: 1 } } });
     expect(single.json.data.attributes.statuses).toMatchObject({ passed: 1, undefined: 4 }); // nothing new: no regeneration

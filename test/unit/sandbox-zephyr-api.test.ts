@@ -23,7 +23,10 @@ async function call(method: string, pathAndQuery: string, body?: unknown, rawBod
   const url = base + API + pathAndQuery;
   const now = Math.floor(Date.now() / 1000);
   const qsh = createQueryStringHash(fromMethodAndUrl(method, url), false, base);
-  const token = encodeSymmetric({ iss: env.ZEPHYR_ACCESS_KEY, sub: env.ZEPHYR_ACCOUNT_ID, qsh, iat: now, exp: now + 180 }, env.ZEPHYR_SECRET_KEY);
+  const token = encodeSymmetric(
+    { iss: env.ZEPHYR_ACCESS_KEY, sub: env.ZEPHYR_ACCOUNT_ID, qsh, iat: now, exp: now + 180 },
+    env.ZEPHYR_SECRET_KEY,
+  );
   const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: env.ZEPHYR_ACCESS_KEY };
   let payload: string | undefined;
   if (body !== undefined || rawBody !== undefined) {
@@ -75,14 +78,33 @@ describe('zephyr sandbox API', () => {
     const r = await call('GET', '/execution/statuses');
     expect(r.status).toBe(200);
     expect(r.json.map((s: any) => s.id)).toEqual([-1, 1, 2, 3, 4, 5]);
-    expect(r.json[1]).toEqual({ id: 1, name: 'PASS', description: 'Test was executed and passed successfully.', color: '#75B000', type: 0 });
+    expect(r.json[1]).toEqual({
+      id: 1,
+      name: 'PASS',
+      description: 'Test was executed and passed successfully.',
+      color: '#75B000',
+      type: 0,
+    });
     expect(r.json[5]).toMatchObject({ id: 5, name: 'PARTIALLY PASSED', type: 1 });
   });
 
   it('creates, searches and reads cycles', async () => {
-    const created = await call('POST', '/cycle?expand=&clonedCycleId=', { name: 'Run 1', projectId: '10000', versionId: -1, description: 'nightly', build: 'b1' });
+    const created = await call('POST', '/cycle?expand=&clonedCycleId=', {
+      name: 'Run 1',
+      projectId: '10000',
+      versionId: -1,
+      description: 'nightly',
+      build: 'b1',
+    });
     expect(created.status).toBe(200);
-    expect(created.json).toMatchObject({ name: 'Run 1', projectId: 10000, versionId: -1, description: 'nightly', createdByAccountId: SUB, status: 'not executed' });
+    expect(created.json).toMatchObject({
+      name: 'Run 1',
+      projectId: 10000,
+      versionId: -1,
+      description: 'nightly',
+      createdByAccountId: SUB,
+      status: 'not executed',
+    });
     expect(created.json.id).toMatch(UUID);
     cycleId = created.json.id;
 
@@ -92,7 +114,11 @@ describe('zephyr sandbox API', () => {
 
     const search = await call('GET', '/cycles/search?projectId=10000&versionId=-1');
     expect(search.status).toBe(200);
-    expect(search.json.map((c: any) => [c.id, c.name])).toEqual([['-1', 'Ad hoc'], [cycleId, 'Run 1'], [dup.json.id, 'Run 1']]);
+    expect(search.json.map((c: any) => [c.id, c.name])).toEqual([
+      ['-1', 'Ad hoc'],
+      [cycleId, 'Run 1'],
+      [dup.json.id, 'Run 1'],
+    ]);
     expect((await call('GET', '/cycles/search?projectId=10000&versionId=10100')).json.map((c: any) => c.name)).toEqual(['Ad hoc']);
 
     const got = await call('GET', `/cycle/${cycleId}?projectId=10000&versionId=-1&expand=executionSummaries`);
@@ -115,7 +141,11 @@ describe('zephyr sandbox API', () => {
   it('add tests: method is required; only method 1; at most 100 issues', async () => {
     const body = { projectId: 10000, versionId: -1, issues: ['PROJ-1'] };
     expectError(await call('POST', `/executions/add/cycle/${cycleId}`, body), 400, 'method field is required.');
-    expectError(await call('POST', `/executions/add/cycle/${cycleId}`, { ...body, method: 2, jql: 'x' }), 400, /not supported by the sandbox/);
+    expectError(
+      await call('POST', `/executions/add/cycle/${cycleId}`, { ...body, method: 2, jql: 'x' }),
+      400,
+      /not supported by the sandbox/,
+    );
     const many = Array.from({ length: 101 }, (_, i) => `PROJ-${i + 1}`);
     expectError(await call('POST', `/executions/add/cycle/${cycleId}`, { ...body, method: 1, issues: many }), 400, /100/);
   });
@@ -141,13 +171,20 @@ describe('zephyr sandbox API', () => {
     expect(JSON.parse(done.message)).toEqual({ added: 3, existing: 0, invalid: ['PROJ-999999'] });
     const after = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1`);
     expect(after.json.totalCount).toBe(3);
-    expect(after.json.searchObjectList.map((w: any) => [w.issueKey, w.execution.issueId, w.execution.orderId, w.execution.status.name])).toEqual([
+    expect(
+      after.json.searchObjectList.map((w: any) => [w.issueKey, w.execution.issueId, w.execution.orderId, w.execution.status.name]),
+    ).toEqual([
       ['PROJ-1', 100001, 1, 'UNEXECUTED'],
       ['PROJ-2', 100002, 2, 'UNEXECUTED'],
       ['PROJ-3', 100003, 3, 'UNEXECUTED'],
     ]);
 
-    const again = await call('POST', `/executions/add/cycle/${cycleId}`, { method: 1, projectId: '10000', versionId: '-1', issues: ['PROJ-2', 'PROJ-4'] });
+    const again = await call('POST', `/executions/add/cycle/${cycleId}`, {
+      method: 1,
+      projectId: '10000',
+      versionId: '-1',
+      issues: ['PROJ-2', 'PROJ-4'],
+    });
     expect(JSON.parse((await waitForJob(again.text)).message)).toEqual({ added: 1, existing: 1, invalid: [] });
     const all = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1`);
     expect(all.json.totalCount).toBe(4);
@@ -156,7 +193,11 @@ describe('zephyr sandbox API', () => {
   });
 
   it('pages executions: size ≤ 50, 0-based offset', async () => {
-    expectError(await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1&offset=0&size=51`), 400, 'size of query chunk should not exceed 50');
+    expectError(
+      await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1&offset=0&size=51`),
+      400,
+      'size of query chunk should not exceed 50',
+    );
     const page = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1&offset=1&size=2`);
     expect(page.json.totalCount).toBe(4);
     expect(page.json.searchObjectList.map((w: any) => w.issueKey)).toEqual(['PROJ-2', 'PROJ-3']);
@@ -170,7 +211,12 @@ describe('zephyr sandbox API', () => {
     expect(created.json.issueKey).toBe('PROJ-10');
     executionIds.push(created.json.execution.id);
     const adHoc = await call('POST', '/execution', { issueId: 100011, projectId: 10000, versionId: -1, status: { id: 2 } });
-    expect(adHoc.json.execution).toMatchObject({ cycleId: '-1', cycleName: 'Ad hoc', status: { id: 2, name: 'FAIL' }, executedByAccountId: SUB });
+    expect(adHoc.json.execution).toMatchObject({
+      cycleId: '-1',
+      cycleName: 'Ad hoc',
+      status: { id: 2, name: 'FAIL' },
+      executedByAccountId: SUB,
+    });
     expectError(await call('POST', '/execution', { issueId: 999, projectId: 10000, versionId: -1, cycleId }), 400, /999/, 160);
     expectError(await call('POST', '/execution', { projectId: 10000, versionId: -1, cycleId }), 400, 'Missing parameter: issueId', 151);
     const wrongVerb = await call('GET', '/execution');
@@ -183,7 +229,14 @@ describe('zephyr sandbox API', () => {
     expectError(await call('PUT', `/execution/${id}`, { issueId: 100001, status: { id: 1 } }), 400, 'Missing parameter: projectId', 151);
     expectError(await call('PUT', `/execution/${id}`, { issueId: 100001, projectId: 10000, status: { id: 99 } }), 400, /99/);
     expectError(await call('PUT', `/execution/${id}`, { issueId: 100001, projectId: 10000, status: 1 }), 400, /\{"id": 1\}/);
-    const put = await call('PUT', `/execution/${id}`, { issueId: 100001, projectId: 10000, cycleId, versionId: -1, status: { id: 1 }, comment: 'ok' });
+    const put = await call('PUT', `/execution/${id}`, {
+      issueId: 100001,
+      projectId: 10000,
+      cycleId,
+      versionId: -1,
+      status: { id: 1 },
+      comment: 'ok',
+    });
     expect(put.status).toBe(200);
     expect(put.json.execution).toMatchObject({ id, status: { id: 1, name: 'PASS' }, comment: 'ok', executedByAccountId: SUB });
     expect(put.json.execution.executedOn).toBeGreaterThan(0);
@@ -197,13 +250,19 @@ describe('zephyr sandbox API', () => {
   });
 
   it('bulk status runs as a job; unknown ids are reported and skipped', async () => {
-    const r = await call('POST', '/executions', { executions: [...executionIds, 'no-such-execution'], status: '2', clearDefectMappingFlag: false });
+    const r = await call('POST', '/executions', {
+      executions: [...executionIds, 'no-such-execution'],
+      status: '2',
+      clearDefectMappingFlag: false,
+    });
     expect(r.status).toBe(200);
     const done = await waitForJob(r.text);
     expect(JSON.parse(done.message)).toEqual({ updated: executionIds.length, notFound: ['no-such-execution'] });
     const cycle = await call('GET', `/cycle/${cycleId}?projectId=10000&versionId=-1&expand=executionSummaries`);
     expect(cycle.json).toMatchObject({ status: 'done', totalExecutions: 5, totalExecuted: 5 });
-    expect(cycle.json.executionSummaries).toEqual([{ executionStatusId: 2, executionStatusName: 'FAIL', executionStatusColor: '#CC3300', count: 5 }]);
+    expect(cycle.json.executionSummaries).toEqual([
+      { executionStatusId: 2, executionStatusName: 'FAIL', executionStatusColor: '#CC3300', count: 5 },
+    ]);
     expectError(await call('POST', '/executions', { executions: executionIds, status: 42 }), 400, /42/);
     const tooMany = Array.from({ length: 1001 }, (_, i) => `e-${i}`);
     expectError(await call('POST', '/executions', { executions: tooMany, status: 1 }), 400, /1000/);

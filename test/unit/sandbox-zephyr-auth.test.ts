@@ -97,7 +97,10 @@ describe('zephyr sandbox authentication (§2.5)', () => {
   it('rejects an expired token (30 s leeway, seconds)', async () => {
     const s = Math.floor(Date.now() / 1000);
     expect((await call('GET', '/serverinfo', { claims: { iat: s - 100, exp: s - 10 } })).status).toBe(200);
-    expect401(await call('GET', '/serverinfo', { claims: { iat: s - 100, exp: s - 60 } }), /^Expired at .* UTC \d{4} and time is now .* \(30 seconds leeway is allowed\)$/);
+    expect401(
+      await call('GET', '/serverinfo', { claims: { iat: s - 100, exp: s - 60 } }),
+      /^Expired at .* UTC \d{4} and time is now .* \(30 seconds leeway is allowed\)$/,
+    );
   });
 
   it('qsh hashed with /connect → exact mismatch message', async () => {
@@ -145,7 +148,10 @@ describe('zephyr sandbox authentication (§2.5)', () => {
       await call('GET', '/serverinfo', { drop: ['exp'] }),
       "'exp' and 'iat' are required claims. Atlassian JWT does not allow JWTs with unlimited lifetimes.",
     );
-    expect401(await call('GET', '/serverinfo', { claims: { exp: String(Math.floor(Date.now() / 1000) + 60) } }), "Expecting claim 'exp' to be numeric but it is a string");
+    expect401(
+      await call('GET', '/serverinfo', { claims: { exp: String(Math.floor(Date.now() / 1000) + 60) } }),
+      "Expecting claim 'exp' to be numeric but it is a string",
+    );
     expect401(await call('GET', '/serverinfo', { authorization: () => 'JWT not.a-token' }), /three base64url segments/);
     const [, payload] = (await signedToken(sandbox)).split('.');
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
@@ -158,12 +164,20 @@ describe('zephyr sandbox authentication (§2.5)', () => {
     await call('GET', '/serverinfo');
     const limited = await call('GET', '/serverinfo');
     expect(limited.status).toBe(429);
-    expect(limited.json).toEqual({ errorType: 'ERROR', clientMessage: expect.stringMatching(/^Please wait for \d+ seconds$/), errorCode: 429 });
+    expect(limited.json).toEqual({
+      errorType: 'ERROR',
+      clientMessage: expect.stringMatching(/^Please wait for \d+ seconds$/),
+      errorCode: 429,
+    });
     expect(limited.headers.get('retry-after')).toBeNull();
     sandbox.setFaults('zephyr', { rateLimit: null, faultRate: 1 });
     const fault = await call('GET', '/serverinfo');
     expect(fault.status).toBe(500);
-    expect(fault.json).toEqual({ errorType: 'ERROR', clientMessage: 'we encountered a problem during processing this request. Please try again.', errorCode: 104 });
+    expect(fault.json).toEqual({
+      errorType: 'ERROR',
+      clientMessage: 'we encountered a problem during processing this request. Please try again.',
+      errorCode: 104,
+    });
     sandbox.setFaults('zephyr', { faultRate: 0 });
 
     lenient.setFaults('zephyr', { rateLimit: { count: 1, windowMs: 60_000 } });

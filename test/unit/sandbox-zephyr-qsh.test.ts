@@ -2,13 +2,26 @@ import { createHash, createHmac } from 'node:crypto';
 import { createCanonicalRequest, createQueryStringHash, encodeSymmetric, fromMethodAndUrl } from 'atlassian-jwt';
 import { describe, expect, it } from 'vitest';
 import { javaDateString, verifyToken } from '../../src/sandbox/zephyr/auth';
-import { canonicalQuery, canonicalRequest, canonicalUri, computeQsh, formDecode, lenientQshCandidates, rfc3986Encode } from '../../src/sandbox/zephyr/qsh';
+import {
+  canonicalQuery,
+  canonicalRequest,
+  canonicalUri,
+  computeQsh,
+  formDecode,
+  lenientQshCandidates,
+  rfc3986Encode,
+} from '../../src/sandbox/zephyr/qsh';
 
 const PROD_BASE = 'https://prod-api.zephyr4jiracloud.com/connect';
 
 /** Every row of the §2.4 table: request-target (relative to the origin), canonical request, qsh. */
 const VECTORS: [string, string, string, string][] = [
-  ['GET', '/connect/public/rest/api/1.0/serverinfo', 'GET&/public/rest/api/1.0/serverinfo&', '6a7318e89ae7764f433c980cbb57fd240b1884e06679e973d8518b24ac029089'],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/serverinfo',
+    'GET&/public/rest/api/1.0/serverinfo&',
+    '6a7318e89ae7764f433c980cbb57fd240b1884e06679e973d8518b24ac029089',
+  ],
   [
     'GET',
     '/connect/public/rest/api/1.0/cycles/search?versionId=-1&projectId=10000',
@@ -39,15 +52,19 @@ const VECTORS: [string, string, string, string][] = [
     'POST&/public/rest/api/1.0/attachment&comment=a%20b%20c%2A~%28x%29&entityId=x&entityName=execution',
     'a99b96b3630b58e306af8ff57a7c6f7cb8ec4fbe0a2161d0e995bf45d2b88ef6',
   ],
-  ['GET', '/connect/public/rest/api/1.0/x?b=2&a=1&a=0&jwt=zzz', 'GET&/public/rest/api/1.0/x&a=0,1&b=2', '9a543894c24e8f2b1a2db234f69faca2f856a806b94db67b03d3d54be2340070'],
+  [
+    'GET',
+    '/connect/public/rest/api/1.0/x?b=2&a=1&a=0&jwt=zzz',
+    'GET&/public/rest/api/1.0/x&a=0,1&b=2',
+    '9a543894c24e8f2b1a2db234f69faca2f856a806b94db67b03d3d54be2340070',
+  ],
   ['GET', '/connect', 'GET&/&', 'c88caad15a1c1a900b8ac08aa9686f4e8184539bea1deda36e2f649430df3239'],
   ['GET', '/connect/', 'GET&/&', 'c88caad15a1c1a900b8ac08aa9686f4e8184539bea1deda36e2f649430df3239'],
 ];
 
 const EXAMPLE_TOKEN =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI1YjEwYWM4ZDgyZTA1YjIyY2M3ZDRlZjUiLCJxc2giOiI2YTczMThlODlhZTc3NjRmNDMzYzk4MGNiYjU3ZmQyNDBiMTg4NGUwNjY3OWU5NzNkODUxOGIyNGFjMDI5MDg5IiwiaXNzIjoiYW1seVlUb3dNREF3TURBd01DMHhNVEV4TFRJeU1qSXRNek16TXkwME5EUTBORFEwTkRRME5EUWdOV0l4TUdGak9HUTRNbVV3TldJeU1tTmpOMlEwWldZMUlGVlRSVkpmUkVWR1FWVk1WRjlPUVUxRiIsImlhdCI6MTcwMDAwMDAwMCwiZXhwIjoxNzAwMDAzNjAwfQ.ST0Ub83iRPy4k-4pKGh9dhD8IBY68uRjq65sl9iiXqo';
-const EXAMPLE_KEY =
-  'amlyYTowMDAwMDAwMC0xMTExLTIyMjItMzMzMy00NDQ0NDQ0NDQ0NDQgNWIxMGFjOGQ4MmUwNWIyMmNjN2Q0ZWY1IFVTRVJfREVGQVVMVF9OQU1F';
+const EXAMPLE_KEY = 'amlyYTowMDAwMDAwMC0xMTExLTIyMjItMzMzMy00NDQ0NDQ0NDQ0NDQgNWIxMGFjOGQ4MmUwNWIyMmNjN2Q0ZWY1IFVTRVJfREVGQVVMVF9OQU1F';
 
 describe('zephyr sandbox qsh canonicalizer (§2.4)', () => {
   it.each(VECTORS)('%s %s', (method, target, canonical, qsh) => {
@@ -130,7 +147,10 @@ describe('zephyr sandbox token verification (§2.3, §2.4 example)', () => {
   });
 
   it('rejects a wrong secret, a wrong iss, alg none, and malformed tokens', () => {
-    expect(verifyToken(EXAMPLE_TOKEN, 'other-secret', 1700000100)).toMatchObject({ ok: false, message: 'JWT signature verification failed.' });
+    expect(verifyToken(EXAMPLE_TOKEN, 'other-secret', 1700000100)).toMatchObject({
+      ok: false,
+      message: 'JWT signature verification failed.',
+    });
     expect(verifyToken(EXAMPLE_TOKEN, 'example-secret-key', 1700000100, 'other-key').ok).toBe(false);
     const [, payload] = EXAMPLE_TOKEN.split('.');
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;

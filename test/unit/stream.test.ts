@@ -4,7 +4,13 @@ import { ResultStream } from '../../src/engine/stream';
 import type { PlanItem, TestRecord } from '../../src/model';
 
 const item = (key: string, status: number | string = 1): PlanItem => ({ key, outcome: 'passed', status, comment: '', tests: [key] });
-const rec = (testId: string, keys: string[], outcome: TestRecord['outcome'] = 'passed'): TestRecord => ({ testId, title: testId, keys: { z: keys }, outcome, attempts: 1 });
+const rec = (testId: string, keys: string[], outcome: TestRecord['outcome'] = 'passed'): TestRecord => ({
+  testId,
+  title: testId,
+  keys: { z: keys },
+  outcome,
+  attempts: 1,
+});
 
 describe('ResultStream', () => {
   it('sends a full batch at once, only after the target is prepared, one batch in flight', async () => {
@@ -33,7 +39,10 @@ describe('ResultStream', () => {
     expect(sent).toHaveLength(1); // the first batch is still in flight
     finish();
     await new Promise((r) => setImmediate(r));
-    expect(sent).toEqual([['A', 'B'], ['C', 'D']]);
+    expect(sent).toEqual([
+      ['A', 'B'],
+      ['C', 'D'],
+    ]);
     finish();
     await stream.drain();
   });
@@ -42,7 +51,10 @@ describe('ResultStream', () => {
     const confirmed: string[] = [];
     const stream = new ResultStream({
       batching: { maxItems: 10, maxWaitMs: 60_000, spaced: true },
-      publish: async (items) => ({ done: items.filter((i) => i.key !== 'B'), failed: items.filter((i) => i.key === 'B').map((i) => ({ item: i, reason: 'x' })) }),
+      publish: async (items) => ({
+        done: items.filter((i) => i.key !== 'B'),
+        failed: items.filter((i) => i.key === 'B').map((i) => ({ item: i, reason: 'x' })),
+      }),
       onDone: (items) => confirmed.push(...items.map((i) => `${i.key}=${i.status}`)),
     });
     stream.enqueue([item('A', 1), item('B', 1)]);
@@ -58,7 +70,10 @@ describe('ResultStream', () => {
 describe('KeyReadiness', () => {
   it('a key is ready once all its tests are final; a run-time mapping joins its key', () => {
     const r = new KeyReadiness('z');
-    r.expect([{ testId: 't1', keys: { z: ['K1'] } }, { testId: 't2', keys: { z: ['K1', 'K2'] } }]);
+    r.expect([
+      { testId: 't1', keys: { z: ['K1'] } },
+      { testId: 't2', keys: { z: ['K1', 'K2'] } },
+    ]);
     expect(r.ready(r.add(rec('t1', ['K1']))).keys).toEqual(new Set());
     const second = r.ready(r.add(rec('t2', ['K1', 'K2'], 'failed')));
     expect(second.keys).toEqual(new Set(['K1', 'K2']));

@@ -42,13 +42,26 @@ describe('waitFor', () => {
   it('with delayFirst, sleeps the first delay before the first poll (a job just submitted)', async () => {
     const clock = new VirtualClock();
     const s = script([notReady('progress 0.5'), ready(1)]);
-    await waitFor({ label: 'job', attempt: s.attempt, timeoutMs: 60_000, clock, delayFirst: true, firstDelayMs: 500, factor: 2, maxDelayMs: 800 });
+    await waitFor({
+      label: 'job',
+      attempt: s.attempt,
+      timeoutMs: 60_000,
+      clock,
+      delayFirst: true,
+      firstDelayMs: 500,
+      factor: 2,
+      maxDelayMs: 800,
+    });
     expect(clock.sleeps).toEqual([500, 800]);
   });
 
   it('rethrows a fatal error at once with its own message (a truncated JSON 200 is not a timeout)', async () => {
     const clock = new VirtualClock();
-    const truncated = new BadResponseError('CucumberStudio', 200, 'CucumberStudio: GET /test_runs/7/test_snapshots answered 200 with truncated JSON');
+    const truncated = new BadResponseError(
+      'CucumberStudio',
+      200,
+      'CucumberStudio: GET /test_runs/7/test_snapshots answered 200 with truncated JSON',
+    );
     const s = script<never>([truncated]);
     const error = await waitFor({ label: 'run 7', attempt: s.attempt, timeoutMs: 60_000, clock }).catch((e: unknown) => e);
     expect(error).toBe(truncated);
@@ -72,13 +85,24 @@ describe('waitFor', () => {
 
   it('waits at least what a 429 asks (Retry-After, Zephyr hint), a floor without a hint, and gives up rather than poll early', async () => {
     const clock = new VirtualClock();
-    const s = script([http(429, { 'retry-after': '7' }), http(429, {}, 'Please wait for 3 seconds'), http(429), notReady('busy'), ready('ok')]);
+    const s = script([
+      http(429, { 'retry-after': '7' }),
+      http(429, {}, 'Please wait for 3 seconds'),
+      http(429),
+      notReady('busy'),
+      ready('ok'),
+    ]);
     await expect(waitFor({ label: 'job', attempt: s.attempt, timeoutMs: 60_000, clock })).resolves.toBe('ok');
     // 7 s asked, 3 s hinted, 1 s floor, then the backoff carries on where it was (4th step).
     expect(clock.sleeps).toEqual([7_000, 3_000, 1_000, 819]);
 
     const early = new VirtualClock();
-    const error = await waitFor({ label: 'job', attempt: script([http(429, { 'retry-after': '30' })]).attempt, timeoutMs: 10_000, clock: early }).catch((e: unknown) => e);
+    const error = await waitFor({
+      label: 'job',
+      attempt: script([http(429, { 'retry-after': '30' })]).attempt,
+      timeoutMs: 10_000,
+      clock: early,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect((error as Error).message).toContain('the service asked to wait 30 s, only 10 s left');
     expect(early.sleeps).toEqual([]);
@@ -104,7 +128,9 @@ describe('waitFor', () => {
 
     // When the last poll threw, the reason is that error's message and the error is the cause.
     const reset = new NetworkError('Zephyr', 'GET', '/x', 'ECONNRESET');
-    const e2 = (await waitFor({ label: 'job', attempt: script<never>([reset]).attempt, timeoutMs: 1_000, clock: new VirtualClock() }).catch((e: unknown) => e)) as WaitTimeoutError;
+    const e2 = (await waitFor({ label: 'job', attempt: script<never>([reset]).attempt, timeoutMs: 1_000, clock: new VirtualClock() }).catch(
+      (e: unknown) => e,
+    )) as WaitTimeoutError;
     expect(e2.lastReason).toBe(reset.message);
     expect(e2.lastError).toBe(reset);
     expect(e2.cause).toBe(reset);
@@ -114,7 +140,9 @@ describe('waitFor', () => {
   it('never sleeps past the deadline: the last sleep ends on it, one last poll, then it gives up', async () => {
     const clock = new VirtualClock(5_000);
     const s = script<never>([notReady('not yet')]);
-    const error = (await waitFor({ label: 'job', attempt: s.attempt, deadline: 6_000, timeoutMs: 60_000, clock }).catch((e: unknown) => e)) as WaitTimeoutError;
+    const error = (await waitFor({ label: 'job', attempt: s.attempt, deadline: 6_000, timeoutMs: 60_000, clock }).catch(
+      (e: unknown) => e,
+    )) as WaitTimeoutError;
     expect(clock.sleeps).toEqual([200, 320, 480]);
     expect(clock.now()).toBe(6_000);
     expect(s.calls).toEqual([1, 2, 3, 4]);
@@ -122,7 +150,9 @@ describe('waitFor', () => {
 
     // The earlier limit wins: here timeoutMs.
     const c2 = new VirtualClock();
-    await waitFor({ label: 'job', attempt: script<never>([notReady('x')]).attempt, deadline: 60_000, timeoutMs: 600, clock: c2 }).catch(() => undefined);
+    await waitFor({ label: 'job', attempt: script<never>([notReady('x')]).attempt, deadline: 60_000, timeoutMs: 600, clock: c2 }).catch(
+      () => undefined,
+    );
     expect(c2.sleeps).toEqual([200, 320, 80]);
   });
 

@@ -5,7 +5,12 @@ import { RequestLane } from '../../src/kit/lane';
 import { isAdHocCycle, ZephyrClient } from '../../src/targets/zephyr/client';
 import { jobDone, jobFailed, normalizeJobProgress, parseJobToken, waitForJob } from '../../src/targets/zephyr/jobs';
 
-const creds = { baseUrl: 'https://zephyr.test/connect', accessKey: 'ACCESS-KEY-1234567890', secretKey: 'SECRET-KEY-abcdefghij', accountId: 'acc-1' };
+const creds = {
+  baseUrl: 'https://zephyr.test/connect',
+  accessKey: 'ACCESS-KEY-1234567890',
+  secretKey: 'SECRET-KEY-abcdefghij',
+  accountId: 'acc-1',
+};
 type Answer = Partial<HttpResponse> & { text: string };
 
 /** A scripted service: answers in order (the last one repeats); records what was sent. A virtual clock: sleeping only advances it. */
@@ -32,7 +37,11 @@ function polls(max = 10) {
     if (++n > max) throw new Error('still polling after 10 polls');
   };
 }
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as Error);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
 
 describe('job tokens: raw text, a JSON string, or {"jobProgressToken"}', () => {
   for (const [shape, body] of [
@@ -48,7 +57,13 @@ describe('job tokens: raw text, a JSON string, or {"jobProgressToken"}', () => {
     });
   }
   it('anything else is not a token', async () => {
-    for (const body of ['', '<html><body>Login</body></html>', '{"errorType":"ERROR","clientMessage":"x"}', '{"jobProgressToken":null}', '[1]']) {
+    for (const body of [
+      '',
+      '<html><body>Login</body></html>',
+      '{"errorType":"ERROR","clientMessage":"x"}',
+      '{"jobProgressToken":null}',
+      '[1]',
+    ]) {
       expect(parseJobToken(body)).toBeUndefined();
     }
     expect(await failure(zephyr({ text: '{"status":"ok"}' }).client.bulkStatus(['1'], 1))).toBeInstanceOf(BadResponseError);
@@ -57,16 +72,23 @@ describe('job tokens: raw text, a JSON string, or {"jobProgressToken"}', () => {
 
 describe('jobprogress', () => {
   it('is done at progress >= 1, as a number or a numeric string, whatever the message says', () => {
-    for (const progress of [1, 1.0, '1', '1.0', ' 1.0 ', 1.5]) expect(jobDone(normalizeJobProgress({ progress, message: 'anything at all' }))).toBe(true);
-    for (const progress of [0, 0.99, '0.5', '', 'done', null, undefined]) expect(jobDone(normalizeJobProgress({ progress, message: 'Completed' }))).toBe(false);
+    for (const progress of [1, 1.0, '1', '1.0', ' 1.0 ', 1.5])
+      expect(jobDone(normalizeJobProgress({ progress, message: 'anything at all' }))).toBe(true);
+    for (const progress of [0, 0.99, '0.5', '', 'done', null, undefined])
+      expect(jobDone(normalizeJobProgress({ progress, message: 'Completed' }))).toBe(false);
   });
   it('has failed on a non-empty errorMessage only', () => {
     expect(jobFailed(normalizeJobProgress({ progress: 1, errorMessage: 'Issue PRJ-9 not found' }))).toBe('Issue PRJ-9 not found');
-    for (const errorMessage of [null, '', '   ', undefined]) expect(jobFailed(normalizeJobProgress({ progress: 1, errorMessage }))).toBeUndefined();
+    for (const errorMessage of [null, '', '   ', undefined])
+      expect(jobFailed(normalizeJobProgress({ progress: 1, errorMessage }))).toBeUndefined();
     expect(() => normalizeJobProgress('0.5')).toThrow(BadResponseError);
   });
   it('waitForJob polls until "1.0" and ignores the wording of message', async () => {
-    const z = zephyr({ text: '{"progress":0.0,"message":"","errorMessage":null}' }, { text: '{"progress":"0.5","message":"Completed!"}' }, { text: '{"progress":"1.0","message":"{\\"added\\":1}","errorMessage":""}' });
+    const z = zephyr(
+      { text: '{"progress":0.0,"message":"","errorMessage":null}' },
+      { text: '{"progress":"0.5","message":"Completed!"}' },
+      { text: '{"progress":"1.0","message":"{\\"added\\":1}","errorMessage":""}' },
+    );
     const p = await waitForJob(z.client, 'tok', { sleep: polls() });
     expect(p.progress).toBe(1);
     expect(z.sent).toHaveLength(3);
@@ -79,24 +101,44 @@ describe('jobprogress', () => {
 
 describe('ids as numbers or numeric strings', () => {
   it('cycles leave the client with string ids; the Ad hoc cycle is recognisable', async () => {
-    const z = zephyr({ text: '[{"id":-1,"name":"Ad hoc"},{"id":"-1","name":"Nightly"},{"id":123,"name":"Nightly","projectId":"10000","versionId":"-1","totalExecutions":"4"}]' });
+    const z = zephyr({
+      text: '[{"id":-1,"name":"Ad hoc"},{"id":"-1","name":"Nightly"},{"id":123,"name":"Nightly","projectId":"10000","versionId":"-1","totalExecutions":"4"}]',
+    });
     const cycles = await z.client.searchCycles(10000, -1);
-    expect(cycles.map((c) => [c.id, isAdHocCycle(c)])).toEqual([['-1', true], ['-1', true], ['123', false]]);
+    expect(cycles.map((c) => [c.id, isAdHocCycle(c)])).toEqual([
+      ['-1', true],
+      ['-1', true],
+      ['123', false],
+    ]);
     expect(cycles[2]).toMatchObject({ projectId: 10000, versionId: -1, totalExecutions: 4 });
     // What the publisher's reuse-by-name filter sees: the Ad hoc cycle never matches, whatever its name.
     expect(cycles.filter((c) => c.name === 'Nightly' && String(c.id) !== '-1').map((c) => c.id)).toEqual(['123']);
   });
   it('a created cycle and executions read with string ids and numeric issue/status ids', async () => {
-    expect((await zephyr({ text: '{"id":77,"name":"Nightly","cycleIndex":3}' }).client.createCycleOnce('Nightly', 1, -1, 'd')).id).toBe('77');
-    const z = zephyr({ text: '{"totalCount":"1","searchObjectList":[{"issueKey":"PRJ-1","execution":{"id":9001,"issueId":"10001","status":{"id":"1"}}}]}' });
-    expect(await z.client.executionsPage('77', 1, -1, 0)).toEqual({ items: [{ id: '9001', issueId: 10001, issueKey: 'PRJ-1', statusId: 1 }], total: 1 });
+    expect((await zephyr({ text: '{"id":77,"name":"Nightly","cycleIndex":3}' }).client.createCycleOnce('Nightly', 1, -1, 'd')).id).toBe(
+      '77',
+    );
+    const z = zephyr({
+      text: '{"totalCount":"1","searchObjectList":[{"issueKey":"PRJ-1","execution":{"id":9001,"issueId":"10001","status":{"id":"1"}}}]}',
+    });
+    expect(await z.client.executionsPage('77', 1, -1, 0)).toEqual({
+      items: [{ id: '9001', issueId: 10001, issueKey: 'PRJ-1', statusId: 1 }],
+      total: 1,
+    });
     expect(await zephyr({ text: '[{"id":"1","name":"PASS"}]' }).client.statuses()).toEqual([{ id: 1, name: 'PASS' }]);
   });
 });
 
 describe('rate limits and "try again"', () => {
   it('a 429 with Retry-After 0 waits what the text says', async () => {
-    const z = zephyr({ status: 429, headers: { 'retry-after': '0' }, text: '{"errorType":"ERROR","clientMessage":"Please wait for 34 seconds","errorCode":429}' }, { text: '[]' });
+    const z = zephyr(
+      {
+        status: 429,
+        headers: { 'retry-after': '0' },
+        text: '{"errorType":"ERROR","clientMessage":"Please wait for 34 seconds","errorCode":429}',
+      },
+      { text: '[]' },
+    );
     await z.client.searchCycles(1, -1);
     expect(z.slept).toEqual([34_000]);
   });
@@ -105,7 +147,9 @@ describe('rate limits and "try again"', () => {
       const z = zephyr({ status: 500, text: `{"errorType":"ERROR","clientMessage":"Please try again","errorCode":${code}}` });
       const e = await failure(z.client.statuses());
       expect(z.sent).toHaveLength(3);
-      expect(e?.message).toBe('Zephyr asked to try again (500, errorCode 104: Please try again) on GET /public/rest/api/1.0/execution/statuses.');
+      expect(e?.message).toBe(
+        'Zephyr asked to try again (500, errorCode 104: Please try again) on GET /public/rest/api/1.0/execution/statuses.',
+      );
     }
   });
 });
@@ -118,7 +162,11 @@ describe('error messages', () => {
     expect(e?.message).toMatch(/qsh mismatch: Expecting claim 'qsh'.*ZEPHYR_BASE_URL.*now: https:\/\/zephyr\.test\/connect/);
   });
   it('401 shows the words whatever the body shape, never the keys', async () => {
-    for (const text of ['{"clientMessage":"Key ACCESS-KEY-1234567890 is invalid"}', '{"errors":["Key ACCESS-KEY-1234567890 is invalid"]}', 'Key ACCESS-KEY-1234567890 is invalid']) {
+    for (const text of [
+      '{"clientMessage":"Key ACCESS-KEY-1234567890 is invalid"}',
+      '{"errors":["Key ACCESS-KEY-1234567890 is invalid"]}',
+      'Key ACCESS-KEY-1234567890 is invalid',
+    ]) {
       const e = await failure(zephyr({ status: 401, text }).client.statuses());
       expect(e?.message).toContain('Zephyr rejected the credentials (401: Key [redacted] is invalid)');
       expect(e?.message).not.toContain('ACCESS-KEY');
@@ -126,8 +174,12 @@ describe('error messages', () => {
     }
   });
   it('an HTML page or an empty body is said so', async () => {
-    expect((await failure(zephyr({ status: 404, text: '<!doctype html><title>x</title>' }).client.statuses()))?.message).toMatch(/HTML page.*ZEPHYR_BASE_URL/);
-    expect((await failure(zephyr({ status: 400, text: '' }).client.statuses()))?.message).toBe('Zephyr answered GET /public/rest/api/1.0/execution/statuses with HTTP 400 and an empty body.');
+    expect((await failure(zephyr({ status: 404, text: '<!doctype html><title>x</title>' }).client.statuses()))?.message).toMatch(
+      /HTML page.*ZEPHYR_BASE_URL/,
+    );
+    expect((await failure(zephyr({ status: 400, text: '' }).client.statuses()))?.message).toBe(
+      'Zephyr answered GET /public/rest/api/1.0/execution/statuses with HTTP 400 and an empty body.',
+    );
     expect((await failure(zephyr({ text: '' }).client.statuses()))?.message).toMatch(/empty body \(HTTP 200\) where JSON was expected/);
     expect((await failure(zephyr({ text: '<html></html>' }).client.statuses()))?.message).toMatch(/an HTML page \(HTTP 200\)/);
   });

@@ -47,10 +47,17 @@ export function checkHeaders(req: SandboxRequest, creds: Credentials, devise: bo
   const client = header(req, 'client');
   if (uid !== creds.uid || token !== creds.accessToken || client !== creds.client) {
     if (devise) return deviseError(401, DEVISE_BAD_CREDENTIALS, 'auth');
-    const missing = [['uid', uid], ['access-token', token], ['client', client]].filter(([, v]) => !v).map(([k]) => k);
-    const detail = missing.length > 0
-      ? `Missing credential header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. Send uid, access-token and client.`
-      : 'Invalid credentials: check uid, access-token and client';
+    const missing = [
+      ['uid', uid],
+      ['access-token', token],
+      ['client', client],
+    ]
+      .filter(([, v]) => !v)
+      .map(([k]) => k);
+    const detail =
+      missing.length > 0
+        ? `Missing credential header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}. Send uid, access-token and client.`
+        : 'Invalid credentials: check uid, access-token and client';
     return errorResponse(401, detail, 'auth');
   }
   if (!acceptsVersion1(header(req, 'accept'))) {

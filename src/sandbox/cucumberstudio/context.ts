@@ -29,7 +29,6 @@ export function includes(req: SandboxRequest): Set<string> {
   );
 }
 
-
 export const MISSING_ATTRIBUTES = 'Request body must be a JSON:API document: {"data":{"attributes":{...}}}';
 
 /** `data.attributes` of a JSON:API request body, or null when the body does not have that shape. */
@@ -68,7 +67,9 @@ export function parseScenarioIds(store: CucumberStudioStore, value: unknown, key
   }
   if (invalid.length > 0) return { error: `${key} must contain scenario ids (integers), got ${invalid.join(', ')}` };
   if (unknown.length > 0) {
-    return { error: `Unknown scenario id${unknown.length > 1 ? 's' : ''} in ${key}: ${unknown.join(', ')} (project ${store.config.projectId})` };
+    return {
+      error: `Unknown scenario id${unknown.length > 1 ? 's' : ''} in ${key}: ${unknown.join(', ')} (project ${store.config.projectId})`,
+    };
   }
   return { ids };
 }

@@ -4,7 +4,6 @@
  */
 import type { Dataset, Scenario } from './model';
 
-
 /**
  * Steps of a scenario: a number = that many plain steps; an array = its top-level steps, each entry the number of
  * test steps it expands to (1 = a plain step, n > 1 = a call to an action word of n steps).
@@ -54,7 +53,13 @@ export class CucumberStudioFixtures {
       .filter((id) => this.hasScenario(id))
       .sort((a, b) => a - b);
     for (const sid of ids) {
-      const list = config.datasetScenarios[sid].map((name, index) => ({ id: ++datasetSeq, scenarioId: sid, index, name, data: { value: name } }));
+      const list = config.datasetScenarios[sid].map((name, index) => ({
+        id: ++datasetSeq,
+        scenarioId: sid,
+        index,
+        name,
+        data: { value: name },
+      }));
       this.datasetsByScenario.set(sid, list);
       for (const d of list) this.datasets.set(d.id, d);
     }
@@ -100,7 +105,9 @@ export class CucumberStudioFixtures {
     const suffix = dataset ? ` with '${dataset.data.value}'` : '';
     return this.stepPlan(scenario).flatMap((n, i, plan): Step[] => {
       if (n === 1) return [topLevelStep(scenario.id, i, plan.length, suffix)];
-      return Array.from({ length: n }, (_, k) => ({ action: `${keyword(i)} ${actionWord(i)}: part ${k + 1} of ${n}${k === 0 ? suffix : ''}` }));
+      return Array.from({ length: n }, (_, k) => ({
+        action: `${keyword(i)} ${actionWord(i)}: part ${k + 1} of ${n}${k === 0 ? suffix : ''}`,
+      }));
     });
   }
 

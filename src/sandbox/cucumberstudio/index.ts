@@ -116,7 +116,10 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
   const creds: Credentials = { uid: o.uid, accessToken: o.accessToken, client: o.client, password: o.password };
 
   const finish = (answer: SandboxResponse): SandboxResponse =>
-    restyle({ ...answer, headers: { 'content-type': JSONAPI_MEDIA_TYPE, expiry, ...(answer.headers ?? {}) } }, store.settings.errorBodyStyle);
+    restyle(
+      { ...answer, headers: { 'content-type': JSONAPI_MEDIA_TYPE, expiry, ...(answer.headers ?? {}) } },
+      store.settings.errorBodyStyle,
+    );
 
   return {
     name: 'cucumberstudio',

@@ -3,7 +3,15 @@
  * attributes, integer `*-id` attributes, every relationship emitted), error documents and response headers.
  */
 import type { SandboxResponse } from '../types';
-import { FIXTURE_TIME, type CucumberStudioStore, type Dataset, type Scenario, type TestResult, type TestRun, type TestSnapshot } from './store';
+import {
+  FIXTURE_TIME,
+  type CucumberStudioStore,
+  type Dataset,
+  type Scenario,
+  type TestResult,
+  type TestRun,
+  type TestSnapshot,
+} from './store';
 
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
@@ -57,7 +65,12 @@ export function folderResource(store: CucumberStudioStore): Resource {
   return {
     type: 'folders',
     id: String(id),
-    attributes: { ...audit(FIXTURE_TIME, FIXTURE_TIME, store.config.uid), name: store.config.projectName, description: '', 'parent-id': null },
+    attributes: {
+      ...audit(FIXTURE_TIME, FIXTURE_TIME, store.config.uid),
+      name: store.config.projectName,
+      description: '',
+      'parent-id': null,
+    },
     links: { self: `/folders/${id}` },
     relationships: { tags: {} },
   };

@@ -35,7 +35,8 @@ export function postResult(ctx: RouteContext): SandboxResponse {
   const attrs = attributesOf(ctx.req.body);
   if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
   const missing = ['status', 'status-author', 'description'].filter((k) => attrs[k] === undefined);
-  if (missing.length > 0) return errorResponse(422, `Missing mandatory attribute${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, route);
+  if (missing.length > 0)
+    return errorResponse(422, `Missing mandatory attribute${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, route);
   if (typeof attrs['status-author'] !== 'string') return errorResponse(422, 'status-author must be a string', route);
   if (attrs.description !== null && typeof attrs.description !== 'string') return errorResponse(422, 'description must be a string', route);
   const stepError = store.settings.strictStepStatuses ? checkStepStatuses(attrs['step-statuses']) : null;
@@ -54,7 +55,8 @@ export function patchResult(ctx: RouteContext): SandboxResponse {
   const { store, route } = ctx;
   const snap = ctx.snapshot as TestSnapshot;
   const result = store.results.get(ctx.params.rid);
-  if (!result || result.snapshotId !== snap.id) return errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, route);
+  if (!result || result.snapshotId !== snap.id)
+    return errorResponse(404, `Test result ${ctx.params.rid} not found for test ${snap.id}`, route);
   const attrs = attributesOf(ctx.req.body);
   if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
   if (attrs['status-author'] !== undefined && typeof attrs['status-author'] !== 'string') {

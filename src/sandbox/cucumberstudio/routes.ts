@@ -113,12 +113,20 @@ function resolve(ctx: RouteContext): SandboxResponse | null {
 
 function listProjects(ctx: RouteContext): SandboxResponse {
   const withFolder = includes(ctx.req).has('scenarios-folder');
-  return ok(200, { data: [projectResource(ctx.store, withFolder)], ...(withFolder ? { included: [folderResource(ctx.store)] } : {}) }, ctx.route);
+  return ok(
+    200,
+    { data: [projectResource(ctx.store, withFolder)], ...(withFolder ? { included: [folderResource(ctx.store)] } : {}) },
+    ctx.route,
+  );
 }
 
 function getProject(ctx: RouteContext): SandboxResponse {
   const withFolder = includes(ctx.req).has('scenarios-folder');
-  return ok(200, { data: projectResource(ctx.store, withFolder), ...(withFolder ? { included: [folderResource(ctx.store)] } : {}) }, ctx.route);
+  return ok(
+    200,
+    { data: projectResource(ctx.store, withFolder), ...(withFolder ? { included: [folderResource(ctx.store)] } : {}) },
+    ctx.route,
+  );
 }
 
 function listScenarios(ctx: RouteContext): SandboxResponse {

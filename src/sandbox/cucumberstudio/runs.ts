@@ -5,10 +5,18 @@
  */
 import type { SandboxResponse } from '../types';
 import { attributesOf, includes, locked, MISSING_ATTRIBUTES, parseScenarioIds, type RouteContext } from './context';
-import { errorResponse, ok, resultResource, runResource, scenarioResource, snapshotResource, datasetResource, type Resource } from './jsonapi';
+import {
+  errorResponse,
+  ok,
+  resultResource,
+  runResource,
+  scenarioResource,
+  snapshotResource,
+  datasetResource,
+  type Resource,
+} from './jsonapi';
 import { passRate } from './routes-results';
 import type { Scenario, TestRun, TestSnapshot } from './store';
-
 
 function isTrue(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 'true';

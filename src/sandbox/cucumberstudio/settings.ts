@@ -55,7 +55,10 @@ export const SETTING_DEFAULTS: CucumberStudioSettings = {
 };
 
 type Check = (v: unknown) => boolean;
-const oneOf = (list: readonly unknown[]): Check => (v) => list.includes(v);
+const oneOf =
+  (list: readonly unknown[]): Check =>
+  (v) =>
+    list.includes(v);
 const nonNegative: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const boolean: Check = (v) => typeof v === 'boolean';
 

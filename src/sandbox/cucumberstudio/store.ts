@@ -211,7 +211,10 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
 
   // ---- test results ----
 
-  addResult(snapshot: TestSnapshot, input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown }): TestResult {
+  addResult(
+    snapshot: TestSnapshot,
+    input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown },
+  ): TestResult {
     const wall = Date.now();
     const mapped = mapStepStatuses(this.stepPlan(this.scenario(snapshot.scenarioId) as Scenario), input.stepStatuses);
     const result: TestResult = {

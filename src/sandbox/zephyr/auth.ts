@@ -25,9 +25,7 @@ export const AUTH_MESSAGES = {
 /** Seconds of clock leeway on `exp` (the Atlassian library default). */
 export const LEEWAY_SECONDS = 30;
 
-export type TokenCheck =
-  | { ok: true; header: Record<string, unknown>; claims: Record<string, unknown> }
-  | { ok: false; message: string };
+export type TokenCheck = { ok: true; header: Record<string, unknown>; claims: Record<string, unknown> } | { ok: false; message: string };
 
 /**
  * Pure verification of a compact JWS (no request context): structure, `alg` HS256, optional
@@ -109,7 +107,8 @@ export function authenticateRequest(req: SandboxRequest, cfg: AuthConfig): { sub
   const expected = computeQsh(req.method, req.rawTarget, cfg.contextPath);
   const given = claims.qsh;
   if (given !== expected) {
-    const lenientOk = cfg.lenientQsh && typeof given === 'string' && lenientQshCandidates(req.method, req.rawTarget, cfg.contextPath).includes(given);
+    const lenientOk =
+      cfg.lenientQsh && typeof given === 'string' && lenientQshCandidates(req.method, req.rawTarget, cfg.contextPath).includes(given);
     if (!lenientOk) {
       return deny(`Expecting claim 'qsh' to have value '${expected}' but instead it has the value '${String(given)}'`);
     }

@@ -68,10 +68,12 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceM
     projectKey: options.projectKey ?? 'PROJ',
     projectName: options.projectName ?? 'Project',
     issueCount: options.issueCount ?? 20000,
-    versions: (options.versions ?? [
-      { id: -1, name: 'Unscheduled' },
-      { id: 10100, name: '1.0' },
-    ]).map((v) => ({ ...v })),
+    versions: (
+      options.versions ?? [
+        { id: -1, name: 'Unscheduled' },
+        { id: 10100, name: '1.0' },
+      ]
+    ).map((v) => ({ ...v })),
     statuses,
   });
   const jobs = new JobQueue(jobDelayMs);

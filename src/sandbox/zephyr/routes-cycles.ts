@@ -38,7 +38,14 @@ function createCycle(c: RouteContext) {
   c.store.checkProjectVersion(projectId, versionId);
   const clonedCycleId = c.req.query.get('clonedCycleId') ?? '';
   // Resolve the clone source before creating anything, so an unknown source leaves no cycle behind.
-  const source = clonedCycleId !== '' ? c.store.cycle(clonedCycleId, clonedCycleId === AD_HOC_ID ? projectId : undefined, clonedCycleId === AD_HOC_ID ? versionId : undefined) : undefined;
+  const source =
+    clonedCycleId !== ''
+      ? c.store.cycle(
+          clonedCycleId,
+          clonedCycleId === AD_HOC_ID ? projectId : undefined,
+          clonedCycleId === AD_HOC_ID ? versionId : undefined,
+        )
+      : undefined;
   const fields: CycleFields = {
     name,
     description: optionalText(body.description, 'description') ?? '',

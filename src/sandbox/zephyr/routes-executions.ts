@@ -1,5 +1,17 @@
 import { ok, type Route, type RouteContext } from './context';
-import { ApiError, ERR, bodyObject, invalid, missing, notFound, optionalJiraId, optionalText, optionalZephyrId, queryInt, requiredJiraId } from './http';
+import {
+  ApiError,
+  ERR,
+  bodyObject,
+  invalid,
+  missing,
+  notFound,
+  optionalJiraId,
+  optionalText,
+  optionalZephyrId,
+  queryInt,
+  requiredJiraId,
+} from './http';
 import { queryProjectVersion } from './routes-cycles';
 import { AD_HOC_ID, type Execution, type ZephyrStore } from './store';
 import { executionWrapper } from './views';

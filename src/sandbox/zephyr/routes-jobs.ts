@@ -23,7 +23,11 @@ function addTestsToCycle(c: RouteContext) {
   const cycleId = c.params.id;
   c.store.cycle(cycleId, projectId, versionId); // 400 now when unknown
   if (method !== 1) {
-    throw new ApiError(400, `method ${method} is not supported by the sandbox: use method 1 with "issues" (a list of issue keys).`, ERR.invalid);
+    throw new ApiError(
+      400,
+      `method ${method} is not supported by the sandbox: use method 1 with "issues" (a list of issue keys).`,
+      ERR.invalid,
+    );
   }
   if (body.folderId !== undefined && body.folderId !== null && body.folderId !== '') {
     throw new ApiError(400, 'Folders are not supported by the sandbox.', ERR.invalid);
@@ -53,7 +57,11 @@ function parseMethod(value: unknown): number {
   if (value === undefined || value === null || value === '') throw new ApiError(400, 'method field is required.', ERR.missing);
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (n === 1 || n === 2 || n === 3) return n;
-  throw new ApiError(400, `Invalid method ${JSON.stringify(value)}: expected 1 (issue keys), 2 (JQL) or 3 (from another cycle).`, ERR.invalid);
+  throw new ApiError(
+    400,
+    `Invalid method ${JSON.stringify(value)}: expected 1 (issue keys), 2 (JQL) or 3 (from another cycle).`,
+    ERR.invalid,
+  );
 }
 
 /** `issues`: an array of issue KEYS, or a single key as a string. */

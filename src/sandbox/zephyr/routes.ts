@@ -51,7 +51,12 @@ export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStor
     const hint = METHOD_HINTS[template];
     const allowed = [...new Set(otherMethods.map((r) => r.method))].join(', ');
     return {
-      ...errorResponse(405, hint ?? `Method ${method} is not allowed on ${API_PREFIX}${otherMethods[0].path} (allowed: ${allowed}).`, 405, template),
+      ...errorResponse(
+        405,
+        hint ?? `Method ${method} is not allowed on ${API_PREFIX}${otherMethods[0].path} (allowed: ${allowed}).`,
+        405,
+        template,
+      ),
       headers: { allow: allowed },
     };
   }

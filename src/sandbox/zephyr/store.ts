@@ -197,7 +197,10 @@ export class ZephyrStore {
   }
 
   cyclesOf(projectId: number, versionId: number): Cycle[] {
-    return [this.adHocCycle(projectId, versionId), ...[...this.cycles.values()].filter((c) => c.projectId === projectId && c.versionId === versionId)];
+    return [
+      this.adHocCycle(projectId, versionId),
+      ...[...this.cycles.values()].filter((c) => c.projectId === projectId && c.versionId === versionId),
+    ];
   }
 
   deleteCycle(cycle: Cycle): void {
@@ -262,7 +265,9 @@ export class ZephyrStore {
   }
 
   containerOf(execution: Execution): Cycle | undefined {
-    return execution.cycleId === AD_HOC_ID ? this.adHoc.get(`${execution.projectId}:${execution.versionId}`) : this.cycles.get(execution.cycleId);
+    return execution.cycleId === AD_HOC_ID
+      ? this.adHoc.get(`${execution.projectId}:${execution.versionId}`)
+      : this.cycles.get(execution.cycleId);
   }
 
   /** Cycle status: 'not executed' (nothing run, incl. empty), 'done' (≥1 execution, all run), else 'in progress'. */

@@ -36,7 +36,13 @@ export class CucumberStudioClient {
     private readonly send: HttpSend,
     private readonly secrets: readonly string[],
   ) {
-    this.http = new JsonExchange({ service: 'CucumberStudio', send, messages: cucumberStudioMessages(creds), secrets, expected: 'a JSON:API document' });
+    this.http = new JsonExchange({
+      service: 'CucumberStudio',
+      send,
+      messages: cucumberStudioMessages(creds),
+      secrets,
+      expected: 'a JSON:API document',
+    });
   }
 
   private readonly http: JsonExchange;
@@ -46,9 +52,20 @@ export class CucumberStudioClient {
     const relative = `/api/projects/${this.creds.projectId}${path}`;
     const url = `${this.creds.baseUrl}${relative}`;
     return this.lane.send(label, async () => {
-      const headers: Record<string, string> = { Accept: ACCEPT, uid: this.creds.uid, 'access-token': this.creds.accessToken, client: this.creds.client };
+      const headers: Record<string, string> = {
+        Accept: ACCEPT,
+        uid: this.creds.uid,
+        'access-token': this.creds.accessToken,
+        client: this.creds.client,
+      };
       if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const req = { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
+      const req = {
+        method,
+        url,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentialHeaders: CREDENTIAL_HEADERS,
+      };
       return this.http.json<JsonApiDocument>(req, relative);
     });
   }
@@ -67,7 +84,10 @@ export class CucumberStudioClient {
   }
 
   async listActiveRuns(): Promise<JsonApiDocument> {
-    return expectList(await this.call('test_runs/list', 'GET', '/test_runs?filter%5Bstatus%5D=active'), `GET /api/projects/${this.creds.projectId}/test_runs`);
+    return expectList(
+      await this.call('test_runs/list', 'GET', '/test_runs?filter%5Bstatus%5D=active'),
+      `GET /api/projects/${this.creds.projectId}/test_runs`,
+    );
   }
 
   getRun(runId: number): Promise<JsonApiDocument> {
@@ -76,12 +96,16 @@ export class CucumberStudioClient {
 
   /** One attempt (no retry): the caller re-checks by name before repeating a create. */
   createRunOnce(name: string, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
-    return this.exchange('test_runs/create', 'POST', '/test_runs', { data: { attributes: { name, description: 'Published by playwright-tms-reporter', scenario_ids: scenarioIds } } });
+    return this.exchange('test_runs/create', 'POST', '/test_runs', {
+      data: { attributes: { name, description: 'Published by playwright-tms-reporter', scenario_ids: scenarioIds } },
+    });
   }
 
   /** Adds scenarios to a run; the service skips scenarios already in it, so repeating is harmless. */
   addScenarios(runId: number, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
-    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { scenario_ids: scenarioIds } } });
+    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, {
+      data: { type: 'test_runs', id: runId, attributes: { scenario_ids: scenarioIds } },
+    });
   }
 
   renameRun(runId: number, name: string): Promise<JsonApiDocument> {
@@ -90,7 +114,10 @@ export class CucumberStudioClient {
 
   /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
   async listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
-    return expectList(await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`), `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`);
+    return expectList(
+      await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`),
+      `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`,
+    );
   }
 
   getSnapshot(runId: number, snapshotId: string, include: 'scenario' | 'last-result'): Promise<JsonApiDocument> {
@@ -109,7 +136,10 @@ export class CucumberStudioClient {
    * a service that ignores it answers the plain list, and the caller falls back to names.
    */
   async listTestsOnce(runId: number): Promise<JsonApiDocument> {
-    return expectList(await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots?include=scenario`), `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`);
+    return expectList(
+      await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots?include=scenario`),
+      `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`,
+    );
   }
 
   /** One scenario (404 when it does not exist): how mapped ids are checked, one call per id. */
@@ -119,13 +149,20 @@ export class CucumberStudioClient {
 
   /** The run's description, by the documented PATCH (renaming a run is not documented). */
   describeRun(runId: number, description: string): Promise<JsonApiDocument> {
-    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { description } } });
+    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, {
+      data: { type: 'test_runs', id: runId, attributes: { description } },
+    });
   }
 }
 
 /** A list endpoint must answer `data: [...]`; anything else is reported, never guessed at. */
 function expectList(doc: JsonApiDocument, what: string): JsonApiDocument {
-  if (!Array.isArray(doc.data)) throw new BadResponseError('CucumberStudio', 200, `CucumberStudio answered ${what} with "data" of an unexpected shape (expected a list, got ${doc.data === null ? 'null' : typeof doc.data}); is CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl) the API's site root?`);
+  if (!Array.isArray(doc.data))
+    throw new BadResponseError(
+      'CucumberStudio',
+      200,
+      `CucumberStudio answered ${what} with "data" of an unexpected shape (expected a list, got ${doc.data === null ? 'null' : typeof doc.data}); is CUCUMBERSTUDIO_BASE_URL (cucumberstudio.baseUrl) the API's site root?`,
+    );
   return doc;
 }
 

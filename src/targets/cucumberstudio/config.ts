@@ -43,10 +43,27 @@ export interface CucumberStudioConfig {
 
 export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumberstudio.com';
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
-export const OPTION_KEYS = ['baseUrl', 'uid', 'accessToken', 'client', 'projectId', 'testRunId', 'testRunName', 'statusMap', 'rateLimit', 'snapshotTimeoutMs'];
+export const OPTION_KEYS = [
+  'baseUrl',
+  'uid',
+  'accessToken',
+  'client',
+  'projectId',
+  'testRunId',
+  'testRunName',
+  'statusMap',
+  'rateLimit',
+  'snapshotTimeoutMs',
+];
 
 /** Enabled when a uid or an access token is given; undefined otherwise. */
-export function readCucumberStudioConfig({ options: o, env, problems: p, runName, container }: ConfigInput): CucumberStudioConfig | undefined {
+export function readCucumberStudioConfig({
+  options: o,
+  env,
+  problems: p,
+  runName,
+  container,
+}: ConfigInput): CucumberStudioConfig | undefined {
   const accessToken = readString(p, o.accessToken, env, 'cucumberstudio.accessToken', 'CUCUMBERSTUDIO_ACCESS_TOKEN');
   const uid = readString(p, o.uid, env, 'cucumberstudio.uid', 'CUCUMBERSTUDIO_UID');
   if (!accessToken && !uid) return undefined;
@@ -55,7 +72,8 @@ export function readCucumberStudioConfig({ options: o, env, problems: p, runName
   if (!uid) p.add('cucumberstudio.uid', 'CUCUMBERSTUDIO_UID', 'is required (the account e-mail of the API credentials)');
   if (!accessToken) p.add('cucumberstudio.accessToken', 'CUCUMBERSTUDIO_ACCESS_TOKEN', 'is required (profile > API credentials)');
   if (!client) p.add('cucumberstudio.client', 'CUCUMBERSTUDIO_CLIENT', 'is required (profile > API credentials)');
-  if (projectId === undefined && pick(o.projectId, env, 'CUCUMBERSTUDIO_PROJECT_ID').from === 'none') p.add('cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 'is required (numeric project id)');
+  if (projectId === undefined && pick(o.projectId, env, 'CUCUMBERSTUDIO_PROJECT_ID').from === 'none')
+    p.add('cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 'is required (numeric project id)');
   const timeout = readInt(p, o.snapshotTimeoutMs, env, 'cucumberstudio.snapshotTimeoutMs', 'CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS', 0);
   const rate = readRate(p, o.rateLimit, env, 'cucumberstudio.rateLimit', 'CUCUMBERSTUDIO_RATE_LIMIT');
   const configuredRun = readInt(p, o.testRunId, env, 'cucumberstudio.testRunId', 'CUCUMBERSTUDIO_TEST_RUN_ID', 1);
@@ -67,7 +85,8 @@ export function readCucumberStudioConfig({ options: o, env, problems: p, runName
     client: client ?? '',
     projectId: projectId ?? 0,
     testRunId,
-    testRunName: container?.name || readString(p, o.testRunName, env, 'cucumberstudio.testRunName', 'CUCUMBERSTUDIO_TEST_RUN_NAME') || runName,
+    testRunName:
+      container?.name || readString(p, o.testRunName, env, 'cucumberstudio.testRunName', 'CUCUMBERSTUDIO_TEST_RUN_NAME') || runName,
     statusMap: readStatusMap(p, o.statusMap, 'cucumberstudio.statusMap'),
     // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
     rateLimit: rate === undefined ? { count: 195, windowMs: 60_000 } : rate,

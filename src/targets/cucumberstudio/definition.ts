@@ -21,10 +21,26 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
   readConfig: readCucumberStudioConfig,
   secrets: cucumberStudioSecrets,
   // Ids are kept as their decimal text: every key is a string to the engine and the journal.
-  keysOf: (test) => unique([...annotationValues(test, 'cucumberstudio').filter((s) => /^\d+$/.test(s)), ...tagValues(test, SCENARIO_TAG)].map((s) => String(Number(s)))),
-  journalMeta: (c) => ({ settings: { projectId: c.projectId }, containerName: c.testRunName, containerId: c.testRunId === undefined ? undefined : String(c.testRunId) }),
+  keysOf: (test) =>
+    unique(
+      [...annotationValues(test, 'cucumberstudio').filter((s) => /^\d+$/.test(s)), ...tagValues(test, SCENARIO_TAG)].map((s) =>
+        String(Number(s)),
+      ),
+    ),
+  journalMeta: (c) => ({
+    settings: { projectId: c.projectId },
+    containerName: c.testRunName,
+    containerId: c.testRunId === undefined ? undefined : String(c.testRunId),
+  }),
   create(config, deps) {
-    const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 8, rateLimit: config.rateLimit, onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
+    const lane = new RequestLane({
+      name: 'CucumberStudio',
+      concurrency: 8,
+      rateLimit: config.rateLimit,
+      onRetry: deps.onRetry,
+      deadline: deps.deadline,
+      ...deps.lane,
+    });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
     const wait = { ...tuning.wait, signal: deps.deadline?.expired };

@@ -19,7 +19,8 @@ export function cucumberStudioMessages(c: CsMessageContext): MessageTable {
         `CUCUMBERSTUDIO_CLIENT (cucumberstudio.uid / accessToken / client): the three are issued together and expire after a year.`
       );
     }
-    if (f.status === 406) return `CucumberStudio refused the Accept header on ${f.where} (406${said}); it expects "${CS_ACCEPT}" — a proxy may be rewriting headers.`;
+    if (f.status === 406)
+      return `CucumberStudio refused the Accept header on ${f.where} (406${said}); it expects "${CS_ACCEPT}" — a proxy may be rewriting headers.`;
     if (f.status === 404 && path === `/api/projects/${c.projectId}`) {
       return (
         `CucumberStudio has no project ${c.projectId} for this user (404${said}): check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId)` +
@@ -32,8 +33,10 @@ export function cucumberStudioMessages(c: CsMessageContext): MessageTable {
       return `CucumberStudio has no test run ${path.split('/').pop()} in project ${c.projectId} (404${said}): check CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId).`;
     }
     if (f.status === 423) return `CucumberStudio is still generating the run's tests (423) on ${f.where}.`;
-    if (f.status === 429) return `CucumberStudio rate limit reached on ${f.where} (429; Retry-After ${f.headers['retry-after'] ?? 'not given'}${said}).`;
-    if (f.html) return `CucumberStudio answered ${f.where} with HTTP ${f.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong CUCUMBERSTUDIO_BASE_URL: ${c.baseUrl}).`;
+    if (f.status === 429)
+      return `CucumberStudio rate limit reached on ${f.where} (429; Retry-After ${f.headers['retry-after'] ?? 'not given'}${said}).`;
+    if (f.html)
+      return `CucumberStudio answered ${f.where} with HTTP ${f.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong CUCUMBERSTUDIO_BASE_URL: ${c.baseUrl}).`;
     return undefined;
   };
 }

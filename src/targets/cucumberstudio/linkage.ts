@@ -65,7 +65,10 @@ export class TestIndex {
 
   /** Identity of the latest listing (to tell whether the list is still growing). */
   fingerprint(): string {
-    return this.tests.map((t) => t.id).sort().join(',');
+    return this.tests
+      .map((t) => t.id)
+      .sort()
+      .join(',');
   }
 
   private lookupOnce(testId: string): Promise<number | undefined> {
@@ -114,7 +117,13 @@ export interface Readiness {
  * has several tests, which need not appear at once). Any other failure (truncated JSON, 4xx) surfaces at once.
  */
 export async function waitForTests(
-  { runId, list, index, todo, run }: { runId: number; list: () => Promise<Snapshot[]>; index: TestIndex; todo: ReadonlySet<number>; run: RunScenarios },
+  {
+    runId,
+    list,
+    index,
+    todo,
+    run,
+  }: { runId: number; list: () => Promise<Snapshot[]>; index: TestIndex; todo: ReadonlySet<number>; run: RunScenarios },
   o: ReadyOptions,
 ): Promise<Readiness> {
   const now = o.now ?? Date.now;
@@ -151,7 +160,10 @@ export async function waitForTests(
     return { done: !sawShort || !changed };
   }, o);
   if (!listed) {
-    const why = lastProblem instanceof HttpError && lastProblem.status === 423 ? '423' : `last answer: ${(lastProblem as Error | undefined)?.message ?? 'none'}`;
+    const why =
+      lastProblem instanceof HttpError && lastProblem.status === 423
+        ? '423'
+        : `last answer: ${(lastProblem as Error | undefined)?.message ?? 'none'}`;
     throw new Error(
       `test run ${runId}: its tests were still being generated after ${Math.round(o.timeoutMs / 1000)} s (${why}); ` +
         `the results stay in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`,

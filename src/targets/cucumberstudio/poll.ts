@@ -27,7 +27,10 @@ export async function pollUntil(probe: () => Promise<Probe>, o: PollOptions): Pr
       firstDelayMs: o.firstDelayMs ?? 250,
       factor: 1.5,
       maxDelayMs: o.maxDelayMs ?? 5_000,
-      clock: o.sleep || o.now ? { now: o.now ?? (() => Date.now()), sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) } : undefined,
+      clock:
+        o.sleep || o.now
+          ? { now: o.now ?? (() => Date.now()), sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }
+          : undefined,
       signal: o.signal,
       attempt: async () => {
         const r = await probe();

@@ -2,7 +2,15 @@ import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
-import { checkStep, type BeginOptions, type CheckLine, type ContainerInfo, type PublishResult, type StatusTable, type Target } from '../../kit/target';
+import {
+  checkStep,
+  type BeginOptions,
+  type CheckLine,
+  type ContainerInfo,
+  type PublishResult,
+  type StatusTable,
+  type Target,
+} from '../../kit/target';
 import { withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient } from './client';
@@ -71,7 +79,9 @@ export class CucumberStudioTarget implements Target {
     const known = [...new Set(knownKeys.map(Number))];
     const runId = this.cfg.testRunId;
     if (runId !== undefined) {
-      const run = asArray((await withHint(this.client.getRun(runId), `CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = ${runId}`)).data)[0];
+      const run = asArray(
+        (await withHint(this.client.getRun(runId), `CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = ${runId}`)).data,
+      )[0];
       this.run.set({ id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true });
     } else {
       this.run.set(await this.lifecycle.findOrCreate(this.cfg.testRunName, known, followerWaitMs));
@@ -98,8 +108,13 @@ export class CucumberStudioTarget implements Target {
       items.map(async (item) => {
         const scenarioId = Number(item.key);
         const targets = this.bySnapshot.get(scenarioId);
-        if (this.lifecycle.absent.has(scenarioId)) return result.failed.push({ item, reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}` });
-        if (!targets?.length) return result.failed.push({ item, reason: `scenario ${scenarioId} has no test in test run ${runId}${this.unready ? ` yet: ${this.unready}` : ''}` });
+        if (this.lifecycle.absent.has(scenarioId))
+          return result.failed.push({ item, reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}` });
+        if (!targets?.length)
+          return result.failed.push({
+            item,
+            reason: `scenario ${scenarioId} has no test in test run ${runId}${this.unready ? ` yet: ${this.unready}` : ''}`,
+          });
         try {
           await Promise.all(targets.map((sid) => this.postResult(runId, sid, String(item.status), item.comment)));
           this.posted.set(String(item.key), targets);
@@ -117,16 +132,25 @@ export class CucumberStudioTarget implements Target {
     const counters = (run?.attributes?.statuses ?? {}) as Record<string, number>;
     // The service fills the counters later (they stay {} for a while, also after a description update):
     // absent counters are "not checked yet", not a mismatch.
-    if (!Object.keys(counters).length) return { ok: true, details: ['run counters not available yet (the service updates them later); not checked'] };
+    if (!Object.keys(counters).length)
+      return { ok: true, details: ['run counters not available yet (the service updates them later); not checked'] };
     const expected = new Map<string, number>();
     for (const item of sent) {
       const n = this.posted.get(String(item.key))?.length ?? this.bySnapshot.get(Number(item.key))?.length ?? 1;
       expected.set(String(item.status), (expected.get(String(item.status)) ?? 0) + n);
     }
     const details: string[] = [];
-    for (const [status, n] of expected) if ((counters[status] ?? 0) < n) details.push(`${status}: run counters show ${counters[status] ?? 0}, expected at least ${n}`);
-    const shown = Object.entries(counters).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
-    return { ok: details.length === 0, details: details.length ? details : [`run counters match the ${sent.length} published results`], containerStatus: shown || undefined };
+    for (const [status, n] of expected)
+      if ((counters[status] ?? 0) < n) details.push(`${status}: run counters show ${counters[status] ?? 0}, expected at least ${n}`);
+    const shown = Object.entries(counters)
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    return {
+      ok: details.length === 0,
+      details: details.length ? details : [`run counters match the ${sent.length} published results`],
+      containerStatus: shown || undefined,
+    };
   }
 
   async check(): Promise<CheckLine[]> {
@@ -149,10 +173,18 @@ export class CucumberStudioTarget implements Target {
         const found = asArray((await this.client.listActiveRuns()).data)
           .filter((r) => r.attributes?.name === this.cfg.testRunName)
           .sort((a, b) => Number(a.id) - Number(b.id))[0];
-        return found ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused` : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
+        return found
+          ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused`
+          : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
       });
     }
-    if (!this.statusWarnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(this.byOutcome).map(([o, s]) => `${o} → ${s}`).join(', ')}` });
+    if (!this.statusWarnings.length)
+      lines.push({
+        ok: true,
+        text: `statuses: ${Object.entries(this.byOutcome)
+          .map(([o, s]) => `${o} → ${s}`)
+          .join(', ')}`,
+      });
     return lines;
   }
 
@@ -178,7 +210,13 @@ export class CucumberStudioTarget implements Target {
     if (!todo.size) return;
     const wait = () =>
       waitForTests(
-        { runId, list: async () => asArray((await this.client.listTestsOnce(runId)).data).map(toSnapshot), index: this.index, todo, run: this.lifecycle },
+        {
+          runId,
+          list: async () => asArray((await this.client.listTestsOnce(runId)).data).map(toSnapshot),
+          index: this.index,
+          todo,
+          run: this.lifecycle,
+        },
         { timeoutMs: this.cfg.snapshotTimeoutMs, ...this.o.wait },
       );
     let state = await wait();
@@ -190,7 +228,9 @@ export class CucumberStudioTarget implements Target {
       await this.index.lookUpUnattributed(new Set(missing));
     }
     for (const id of todo) if (this.index.testsOf(id).length) this.bySnapshot.set(id, this.index.testsOf(id));
-    this.unready = state.ready ? undefined : `its tests were still being generated after ${Math.round(this.cfg.snapshotTimeoutMs / 1000)} s; the result stays in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`;
+    this.unready = state.ready
+      ? undefined
+      : `its tests were still being generated after ${Math.round(this.cfg.snapshotTimeoutMs / 1000)} s; the result stays in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`;
   }
 
   /**

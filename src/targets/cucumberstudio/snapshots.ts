@@ -13,7 +13,11 @@ export function toSnapshot(r: JsonApiResource): Snapshot {
   const link = r.relationships?.scenario?.data;
   // Documented lists answer `scenario: {}`; only an identifier object counts as linkage.
   const scenarioId = link && !Array.isArray(link) && /^\d+$/.test(String(link.id)) ? Number(link.id) : undefined;
-  return { id: String(r.id), scenarioName: String(def.scenario_name ?? r.attributes?.name ?? ''), ...(scenarioId === undefined ? {} : { scenarioId }) };
+  return {
+    id: String(r.id),
+    scenarioName: String(def.scenario_name ?? r.attributes?.name ?? ''),
+    ...(scenarioId === undefined ? {} : { scenarioId }),
+  };
 }
 
 /** Scenario names of the project, from one listing: id -> name and name -> ids. Only the fallback needs it. */

@@ -29,7 +29,10 @@ export function resolveCsStatusMap(map: StatusMapOption): { byOutcome: Record<Ou
   for (const [outcome, ref] of Object.entries(map) as Array<[Outcome, number | string]>) {
     const name = String(ref).trim().toLowerCase();
     if ((CS_STATUSES as readonly string[]).includes(name)) byOutcome[outcome] = name as CsStatus;
-    else warnings.push(`cucumberstudio.statusMap.${outcome}: CucumberStudio has no status ${JSON.stringify(ref)} (use one of ${CS_STATUSES.join(', ')}); using ${DEFAULT_CS_STATUS[outcome]}`);
+    else
+      warnings.push(
+        `cucumberstudio.statusMap.${outcome}: CucumberStudio has no status ${JSON.stringify(ref)} (use one of ${CS_STATUSES.join(', ')}); using ${DEFAULT_CS_STATUS[outcome]}`,
+      );
   }
   return { byOutcome, warnings };
 }

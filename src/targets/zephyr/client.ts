@@ -87,7 +87,11 @@ export class ZephyrClient {
 
   private async signed(method: string, url: string, body: unknown): Promise<HttpRequest> {
     const token = await signRequest(this.creds, method, url, this.nowSeconds());
-    const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: this.creds.accessKey, Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      Authorization: `JWT ${token}`,
+      zapiAccessKey: this.creds.accessKey,
+      Accept: 'application/json',
+    };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     return { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
   }
@@ -102,22 +106,38 @@ export class ZephyrClient {
   }
 
   async statuses(): Promise<ZephyrStatus[]> {
-    const list = expectArray(await this.json<Array<{ id: unknown; name: unknown }>>('execution/statuses', 'GET', '/execution/statuses'), 'GET /execution/statuses');
+    const list = expectArray(
+      await this.json<Array<{ id: unknown; name: unknown }>>('execution/statuses', 'GET', '/execution/statuses'),
+      'GET /execution/statuses',
+    );
     return list.map((s) => ({ ...s, id: Number(s.id), name: String(s.name) }));
   }
 
   /** Every cycle of the version, ids as strings; includes the built-in "Ad hoc" cycle (id "-1", see isAdHocCycle). */
   async searchCycles(projectId: number, versionId: number): Promise<ZephyrCycle[]> {
-    return expectArray(await this.json<unknown[]>('cycles/search', 'GET', '/cycles/search', { projectId, versionId }), 'GET /cycles/search').map((c) => normalizeCycle(c, 'GET /cycles/search'));
+    return expectArray(
+      await this.json<unknown[]>('cycles/search', 'GET', '/cycles/search', { projectId, versionId }),
+      'GET /cycles/search',
+    ).map((c) => normalizeCycle(c, 'GET /cycles/search'));
   }
 
   async getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
-    return normalizeCycle(await this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, expand: summaries ? 'executionSummaries' : undefined }), 'GET /cycle');
+    return normalizeCycle(
+      await this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, {
+        projectId,
+        versionId,
+        expand: summaries ? 'executionSummaries' : undefined,
+      }),
+      'GET /cycle',
+    );
   }
 
   /** One attempt of a create (no retry): callers re-check state before repeating it. */
   async createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
-    return normalizeCycle(await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description }), 'POST /cycle');
+    return normalizeCycle(
+      await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description }),
+      'POST /cycle',
+    );
   }
 
   deleteCycle(cycleId: string, projectId: number, versionId: number): Promise<unknown> {
@@ -126,12 +146,22 @@ export class ZephyrClient {
 
   /** Adds tests by Jira key (≤ 100 per call); existing ones are skipped by the service. */
   addTests(cycleId: string, keys: readonly string[], projectId: number, versionId: number): Promise<string> {
-    return this.job('executions/add', `/executions/add/cycle/${encodeURIComponent(cycleId)}`, { method: 1, issues: keys, projectId, versionId });
+    return this.job('executions/add', `/executions/add/cycle/${encodeURIComponent(cycleId)}`, {
+      method: 1,
+      issues: keys,
+      projectId,
+      versionId,
+    });
   }
 
   /** Sets one status on ≤ 1000 executions (absolute, so repeating it is harmless). */
   bulkStatus(executionIds: readonly string[], statusId: number): Promise<string> {
-    return this.job('executions/bulk-status', '/executions', { executions: executionIds, status: statusId, clearDefectMappingFlag: false, testStepStatusChangeFlag: false });
+    return this.job('executions/bulk-status', '/executions', {
+      executions: executionIds,
+      status: statusId,
+      clearDefectMappingFlag: false,
+      testStepStatusChangeFlag: false,
+    });
   }
 
   /** The job's state, normalised: `progress` a number (also from "1.0"), `errorMessage` a non-empty string or null. */
@@ -140,28 +170,58 @@ export class ZephyrClient {
   }
 
   /** One page (≤ 50) of the cycle's executions. */
-  async executionsPage(cycleId: string, projectId: number, versionId: number, offset: number): Promise<{ items: ZephyrExecution[]; total: number }> {
+  async executionsPage(
+    cycleId: string,
+    projectId: number,
+    versionId: number,
+    offset: number,
+  ): Promise<{ items: ZephyrExecution[]; total: number }> {
     // Ids arrive as numbers or numeric strings.
-    type Page = { searchObjectList?: Array<{ execution?: { id: string | number; issueId: number | string; status?: { id: number | string } }; issueKey?: string }>; totalCount?: number | string };
-    const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, { projectId, versionId, offset, size: PAGE_SIZE });
+    type Page = {
+      searchObjectList?: Array<{
+        execution?: { id: string | number; issueId: number | string; status?: { id: number | string } };
+        issueKey?: string;
+      }>;
+      totalCount?: number | string;
+    };
+    const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, {
+      projectId,
+      versionId,
+      offset,
+      size: PAGE_SIZE,
+    });
     if (!Array.isArray(page.searchObjectList)) expectArray(page.searchObjectList, 'GET /executions/search/cycle (searchObjectList)');
     const items = (page.searchObjectList ?? [])
       .filter((w) => w.execution && w.issueKey)
-      .map((w) => ({ id: String(w.execution!.id), issueId: Number(w.execution!.issueId), issueKey: String(w.issueKey), statusId: Number(w.execution!.status?.id ?? -1) }));
+      .map((w) => ({
+        id: String(w.execution!.id),
+        issueId: Number(w.execution!.issueId),
+        issueKey: String(w.issueKey),
+        statusId: Number(w.execution!.status?.id ?? -1),
+      }));
     return { items, total: Number(page.totalCount ?? items.length) };
   }
 
   /** Sets status and comment of one execution; ZAPI wants issueId and projectId repeated. */
-  updateExecution(e: ZephyrExecution, body: { statusId: number; comment: string; cycleId: string; projectId: number; versionId: number }): Promise<unknown> {
-    return this.json('execution/update', 'PUT', `/execution/${encodeURIComponent(e.id)}`, {}, {
-      id: e.id,
-      issueId: e.issueId,
-      projectId: body.projectId,
-      cycleId: body.cycleId,
-      versionId: body.versionId,
-      status: { id: body.statusId },
-      comment: body.comment,
-    });
+  updateExecution(
+    e: ZephyrExecution,
+    body: { statusId: number; comment: string; cycleId: string; projectId: number; versionId: number },
+  ): Promise<unknown> {
+    return this.json(
+      'execution/update',
+      'PUT',
+      `/execution/${encodeURIComponent(e.id)}`,
+      {},
+      {
+        id: e.id,
+        issueId: e.issueId,
+        projectId: body.projectId,
+        cycleId: body.cycleId,
+        versionId: body.versionId,
+        status: { id: body.statusId },
+        comment: body.comment,
+      },
+    );
   }
 }
 
@@ -169,12 +229,23 @@ export class ZephyrClient {
 export const AD_HOC_CYCLE_ID = '-1';
 export const isAdHocCycle = (c: { id: string | number }): boolean => String(c.id).trim() === AD_HOC_CYCLE_ID;
 
-const num = (v: unknown): number | undefined => (v === undefined || v === null || v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : undefined);
+const num = (v: unknown): number | undefined =>
+  v === undefined || v === null || v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : undefined;
 
 /** Ids and counts arrive as numbers or numeric strings: cycles leave here with a string id and numeric counts. */
 export function normalizeCycle(value: unknown, what: string): ZephyrCycle {
-  if (!value || typeof value !== 'object' || Array.isArray(value) || (value as { id?: unknown }).id === undefined || (value as { id?: unknown }).id === null) {
-    throw new BadResponseError('Zephyr', 200, `Zephyr answered ${what} with something that is not a cycle (no "id"); is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`);
+  if (
+    !value ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    (value as { id?: unknown }).id === undefined ||
+    (value as { id?: unknown }).id === null
+  ) {
+    throw new BadResponseError(
+      'Zephyr',
+      200,
+      `Zephyr answered ${what} with something that is not a cycle (no "id"); is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`,
+    );
   }
   const c = value as Record<string, unknown>;
   const summaries = Array.isArray(c.executionSummaries) ? (c.executionSummaries as Array<Record<string, unknown>>) : undefined;
@@ -186,14 +257,20 @@ export function normalizeCycle(value: unknown, what: string): ZephyrCycle {
     versionId: num(c.versionId),
     totalExecutions: num(c.totalExecutions),
     totalExecuted: num(c.totalExecuted),
-    executionSummaries: summaries ? summaries.map((s) => ({ ...s, executionStatusId: num(s.executionStatusId), count: num(s.count) })) : c.executionSummaries,
+    executionSummaries: summaries
+      ? summaries.map((s) => ({ ...s, executionStatusId: num(s.executionStatusId), count: num(s.count) }))
+      : c.executionSummaries,
   } as ZephyrCycle;
 }
 
 /** Unexpected shapes are reported as such (not as a TypeError deep inside the publisher). */
 function expectArray<T>(value: T, what: string): T {
   if (!Array.isArray(value)) {
-    throw new BadResponseError('Zephyr', 200, `Zephyr answered ${what} with ${value === null ? 'null' : typeof value} where a list was expected; is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`);
+    throw new BadResponseError(
+      'Zephyr',
+      200,
+      `Zephyr answered ${what} with ${value === null ? 'null' : typeof value} where a list was expected; is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`,
+    );
   }
   return value;
 }

@@ -1,4 +1,14 @@
-import { pick, rawStrings, readBool, readInt, readRate, readStatusMap, readString, readUrl, type StatusMapOption } from '../../kit/config-fields';
+import {
+  pick,
+  rawStrings,
+  readBool,
+  readInt,
+  readRate,
+  readStatusMap,
+  readString,
+  readUrl,
+  type StatusMapOption,
+} from '../../kit/config-fields';
 import type { ConfigInput } from '../../kit/target';
 
 /** Options of the Zephyr Squad Cloud target (`zephyr.*`). */
@@ -53,7 +63,20 @@ export const ZEPHYR_DEFAULT_BASE_URL = 'https://prod-api.zephyr4jiracloud.com/co
 /** Zephyr Server rejects comments over 750 characters; the cloud limit is not published. */
 export const ZEPHYR_COMMENT_LIMIT = 750;
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
-export const OPTION_KEYS = ['baseUrl', 'accessKey', 'secretKey', 'accountId', 'projectId', 'versionId', 'cycleId', 'cycleName', 'statusMap', 'failureComments', 'commentLimit', 'rateLimit'];
+export const OPTION_KEYS = [
+  'baseUrl',
+  'accessKey',
+  'secretKey',
+  'accountId',
+  'projectId',
+  'versionId',
+  'cycleId',
+  'cycleName',
+  'statusMap',
+  'failureComments',
+  'commentLimit',
+  'rateLimit',
+];
 
 /** Enabled when an access key or secret key is given; undefined otherwise. */
 export function readZephyrConfig({ options: o, env, problems: p, runName, container }: ConfigInput): ZephyrConfig | undefined {
@@ -65,8 +88,12 @@ export function readZephyrConfig({ options: o, env, problems: p, runName, contai
   if (!accessKey) p.add('zephyr.accessKey', 'ZEPHYR_ACCESS_KEY', 'is required (Zephyr > API Keys in Jira)');
   if (!secretKey) p.add('zephyr.secretKey', 'ZEPHYR_SECRET_KEY', 'is required (Zephyr > API Keys in Jira)');
   if (!accountId) p.add('zephyr.accountId', 'ZEPHYR_ACCOUNT_ID', 'is required (your Atlassian account id)');
-  if (projectId === undefined && pick(o.projectId, env, 'ZEPHYR_PROJECT_ID').from === 'none') p.add('zephyr.projectId', 'ZEPHYR_PROJECT_ID', 'is required (the numeric Jira project id)');
-  const cycleId = container?.id === null ? undefined : (container?.id ?? (readString(p, o.cycleId, env, 'zephyr.cycleId', 'ZEPHYR_CYCLE_ID') || undefined));
+  if (projectId === undefined && pick(o.projectId, env, 'ZEPHYR_PROJECT_ID').from === 'none')
+    p.add('zephyr.projectId', 'ZEPHYR_PROJECT_ID', 'is required (the numeric Jira project id)');
+  const cycleId =
+    container?.id === null
+      ? undefined
+      : (container?.id ?? (readString(p, o.cycleId, env, 'zephyr.cycleId', 'ZEPHYR_CYCLE_ID') || undefined));
   const cycleName = container?.name || readString(p, o.cycleName, env, 'zephyr.cycleName', 'ZEPHYR_CYCLE_NAME') || runName;
   if (cycleName.length > 255) p.add('zephyr.cycleName', 'ZEPHYR_CYCLE_NAME', 'is longer than 255 characters');
   return {

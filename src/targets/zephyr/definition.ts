@@ -29,9 +29,20 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
         .filter((k) => JIRA_KEY.test(k)),
       ...tagValues(test, JIRA_KEY_TAG),
     ]),
-  journalMeta: (c) => ({ settings: { projectId: c.projectId, versionId: c.versionId }, containerName: c.cycleName, containerId: c.cycleId }),
+  journalMeta: (c) => ({
+    settings: { projectId: c.projectId, versionId: c.versionId },
+    containerName: c.cycleName,
+    containerId: c.cycleId,
+  }),
   create(config, deps) {
-    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: pacing(config, deps.processes ?? 1), onRetry: deps.onRetry, deadline: deps.deadline, ...deps.lane });
+    const lane = new RequestLane({
+      name: 'Zephyr',
+      concurrency: 4,
+      rateLimit: pacing(config, deps.processes ?? 1),
+      onRetry: deps.onRetry,
+      deadline: deps.deadline,
+      ...deps.lane,
+    });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const jobs = { ...(deps.tuning?.zephyr as JobWaitOptions | undefined), signal: deps.deadline?.expired };
     return new ZephyrTarget(config, client, lane, jobs);

@@ -41,8 +41,10 @@ export function zephyrMessages(baseUrl: string): MessageTable {
     }
     if (f.status === 403) return `Zephyr refused ${f.where} (403${said}): the key's user lacks permission on project ZEPHYR_PROJECT_ID.`;
     if (f.status === 429) return `Zephyr rate limit reached on ${f.where} (429${said}).`;
-    if (f.html) return `Zephyr answered ${f.where} with HTTP ${f.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong ZEPHYR_BASE_URL (zephyr.baseUrl): ${baseUrl}).`;
-    if (f.status === 404) return `Zephyr has no ${f.where} (404${said}): is ZEPHYR_BASE_URL (zephyr.baseUrl) = ${baseUrl} the ZAPI service root, e.g. https://prod-api.zephyr4jiracloud.com/connect?`;
+    if (f.html)
+      return `Zephyr answered ${f.where} with HTTP ${f.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong ZEPHYR_BASE_URL (zephyr.baseUrl): ${baseUrl}).`;
+    if (f.status === 404)
+      return `Zephyr has no ${f.where} (404${said}): is ZEPHYR_BASE_URL (zephyr.baseUrl) = ${baseUrl} the ZAPI service root, e.g. https://prod-api.zephyr4jiracloud.com/connect?`;
     // 104 is ZAPI's generic "please try again"; the retry policy repeats it a bounded number of times.
     if (f.status === 500 && errorCodeOf(f.json) === 104) return `Zephyr asked to try again (500, errorCode 104${said}) on ${f.where}.`;
     return undefined;

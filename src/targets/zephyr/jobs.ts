@@ -36,10 +36,21 @@ export function parseJobToken(text: string): string | undefined {
  * means the job failed. `message` is passed on as text and never decides anything.
  */
 export function normalizeJobProgress(value: unknown): JobProgress {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new BadResponseError('Zephyr', 200, `Zephyr answered GET /jobprogress with ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value} where a job object was expected.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new BadResponseError(
+      'Zephyr',
+      200,
+      `Zephyr answered GET /jobprogress with ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value} where a job object was expected.`,
+    );
   const p = value as Record<string, unknown>;
-  const progress = typeof p.progress === 'number' ? p.progress : typeof p.progress === 'string' && p.progress.trim() !== '' ? Number(p.progress) : undefined;
-  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : JSON.stringify(v));
+  const progress =
+    typeof p.progress === 'number'
+      ? p.progress
+      : typeof p.progress === 'string' && p.progress.trim() !== ''
+        ? Number(p.progress)
+        : undefined;
+  const text = (v: unknown): string | undefined =>
+    typeof v === 'string' ? v : v === undefined || v === null ? undefined : JSON.stringify(v);
   const error = text(p.errorMessage)?.trim();
   return {
     ...(p as object),
@@ -54,7 +65,8 @@ export function normalizeJobProgress(value: unknown): JobProgress {
 export const jobDone = (p: JobProgress): boolean => Number(p.progress ?? 0) >= 1;
 
 /** The job's own error message, when it failed. */
-export const jobFailed = (p: JobProgress): string | undefined => (typeof p.errorMessage === 'string' && p.errorMessage.trim() ? p.errorMessage.trim() : undefined);
+export const jobFailed = (p: JobProgress): string | undefined =>
+  typeof p.errorMessage === 'string' && p.errorMessage.trim() ? p.errorMessage.trim() : undefined;
 
 /** Polls `jobprogress` until `progress` ≥ 1 (the shared wait); a job's error message ends it at once. */
 export async function waitForJob(client: ZephyrClient, token: string, o: JobWaitOptions = {}): Promise<JobProgress> {

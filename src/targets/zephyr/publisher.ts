@@ -2,7 +2,15 @@ import { aggregate, defaultComment } from '../../mapping';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
-import { checkStep, type BeginOptions, type CheckLine, type ContainerInfo, type PublishResult, type StatusTable, type Target } from '../../kit/target';
+import {
+  checkStep,
+  type BeginOptions,
+  type CheckLine,
+  type ContainerInfo,
+  type PublishResult,
+  type StatusTable,
+  type Target,
+} from '../../kit/target';
 import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
 import type { ZephyrConfig } from './config';
@@ -11,7 +19,8 @@ import { BUILT_IN_STATUSES, resolveStatusMap, UNEXECUTED, zephyrRank } from './s
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
 const ADD_CHUNK = 100;
-const PROJECT_HINT = (p: number, v: number) => `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
+const PROJECT_HINT = (p: number, v: number) =>
+  `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
 const BULK_CHUNK = 1000;
 
 /**
@@ -51,7 +60,10 @@ export class ZephyrTarget implements Target {
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
     const { projectId, versionId, cycleId } = this.cfg;
     if (cycleId) {
-      const c = await withHint(this.client.getCycle(cycleId, projectId, versionId), `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId} in project ${projectId}, version ${versionId}`);
+      const c = await withHint(
+        this.client.getCycle(cycleId, projectId, versionId),
+        `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId} in project ${projectId}, version ${versionId}`,
+      );
       this.cycle.set({ id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true });
     } else {
       this.cycle.set(await this.findOrCreateCycle(this.cfg.cycleName, followerWaitMs));
@@ -94,7 +106,10 @@ export class ZephyrTarget implements Target {
       for (const part of chunk(group, BULK_CHUNK)) {
         work.push(
           (async () => {
-            const token = await this.client.bulkStatus(part.map((p) => p.e.id), status);
+            const token = await this.client.bulkStatus(
+              part.map((p) => p.e.id),
+              status,
+            );
             await waitForJob(this.client, token, this.jobs);
             for (const p of part) p.e.statusId = status;
             result.done.push(...part.map((p) => p.item));
@@ -137,7 +152,11 @@ export class ZephyrTarget implements Target {
       const actual = Number(summary?.count ?? 0);
       if (actual < count) details.push(`${name}: cycle shows ${actual}, expected at least ${count}`);
     }
-    return { ok: details.length === 0, details: details.length ? details : [`cycle counts match the ${sent.length} published results`], containerStatus: c.status };
+    return {
+      ok: details.length === 0,
+      details: details.length ? details : [`cycle counts match the ${sent.length} published results`],
+      containerStatus: c.status,
+    };
   }
 
   async check(): Promise<CheckLine[]> {
@@ -150,7 +169,13 @@ export class ZephyrTarget implements Target {
     if (!signed) return lines;
     const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses, false);
     for (const w of warnings) lines.push({ ok: false, text: w });
-    if (!warnings.length) lines.push({ ok: true, text: `statuses: ${Object.entries(byOutcome).map(([o, id]) => `${o} → ${this.statusName(id)}`).join(', ')}` });
+    if (!warnings.length)
+      lines.push({
+        ok: true,
+        text: `statuses: ${Object.entries(byOutcome)
+          .map(([o, id]) => `${o} → ${this.statusName(id)}`)
+          .join(', ')}`,
+      });
     let cycles: ZephyrCycle[] = [];
     const projectOk = await checkStep(lines, async () => {
       cycles = await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId));
@@ -159,10 +184,19 @@ export class ZephyrTarget implements Target {
     if (!projectOk) return lines;
     if (cycleId) {
       const hint = `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId}`;
-      await checkStep(lines, async () => `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`);
+      await checkStep(
+        lines,
+        async () =>
+          `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`,
+      );
     } else {
       const found = cycles.find((c) => c.name === cycleName && String(c.id) !== '-1');
-      lines.push({ ok: true, text: found ? `cycle "${cycleName}" exists (id ${found.id}) and will be reused` : `cycle "${cycleName}" does not exist yet and will be created` });
+      lines.push({
+        ok: true,
+        text: found
+          ? `cycle "${cycleName}" exists (id ${found.id}) and will be reused`
+          : `cycle "${cycleName}" does not exist yet and will be created`,
+      });
     }
     return lines;
   }
@@ -190,7 +224,10 @@ export class ZephyrTarget implements Target {
       lane: this.lane,
       label: 'cycle/create',
       // Search order is creation order, so "first with this name" is the same for every shard.
-      find: async () => (await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId))).filter((c) => c.name === name && String(c.id) !== '-1'),
+      find: async () =>
+        (await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId))).filter(
+          (c) => c.name === name && String(c.id) !== '-1',
+        ),
       create: () => this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter'),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
@@ -218,7 +255,12 @@ export class ZephyrTarget implements Target {
     await this.readExecutions();
     for (const k of missing) {
       if (!this.executions.has(k)) {
-        this.rejected.set(k, invalid.has(k) ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)` : `${k} was not added to the cycle by Zephyr`);
+        this.rejected.set(
+          k,
+          invalid.has(k)
+            ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
+            : `${k} was not added to the cycle by Zephyr`,
+        );
       }
     }
   }
@@ -230,7 +272,8 @@ export class ZephyrTarget implements Target {
     const first = await this.client.executionsPage(cycleId, projectId, versionId, 0);
     const pages = [first];
     const offsets: number[] = [];
-    for (let offset = first.items.length; offset < first.total && first.items.length > 0; offset += first.items.length) offsets.push(offset);
+    for (let offset = first.items.length; offset < first.total && first.items.length > 0; offset += first.items.length)
+      offsets.push(offset);
     pages.push(...(await Promise.all(offsets.map((o) => this.client.executionsPage(cycleId, projectId, versionId, o)))));
     for (const page of pages) for (const e of page.items) this.executions.set(e.issueKey, e);
   }

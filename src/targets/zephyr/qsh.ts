@@ -13,7 +13,9 @@ export function canonicalRequest(method: string, url: string, baseUrl: string): 
 }
 
 export function queryStringHash(method: string, url: string, baseUrl: string): string {
-  return createHash('sha256').update(canonicalRequest(method, url, baseUrl), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalRequest(method, url, baseUrl), 'utf8')
+    .digest('hex');
 }
 
 export function canonicalUri(rawPath: string, contextPath: string): string {

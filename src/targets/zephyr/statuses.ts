@@ -32,7 +32,11 @@ export const BUILT_IN_STATUSES: ReadonlyArray<{ id: number; name: string }> = [
  * `offline` (dry run, built-in statuses only): an unknown entry may be a tenant status, so it is
  * reported as such rather than as an error.
  */
-export function resolveStatusMap(map: StatusMapOption, statuses: readonly ZephyrStatus[], offline = false): { byOutcome: Record<Outcome, number>; warnings: string[] } {
+export function resolveStatusMap(
+  map: StatusMapOption,
+  statuses: readonly ZephyrStatus[],
+  offline = false,
+): { byOutcome: Record<Outcome, number>; warnings: string[] } {
   const warnings: string[] = [];
   const byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
   if (map.failed !== undefined && map.timedOut === undefined) map = { ...map, timedOut: map.failed };
@@ -42,8 +46,14 @@ export function resolveStatusMap(map: StatusMapOption, statuses: readonly Zephyr
     const byName = statuses.find((s) => s.name.trim().toLowerCase() === String(ref).trim().toLowerCase());
     const found = typeof ref === 'number' ? byId : (byName ?? byId);
     if (found) byOutcome[outcome] = found.id;
-    else if (offline) warnings.push(`zephyr.statusMap.${outcome}: ${JSON.stringify(ref)} is not a built-in status; a dry run cannot ask the tenant, so it shows ${DEFAULT_ZEPHYR_STATUS[outcome]}`);
-    else warnings.push(`zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); using ${DEFAULT_ZEPHYR_STATUS[outcome]}`);
+    else if (offline)
+      warnings.push(
+        `zephyr.statusMap.${outcome}: ${JSON.stringify(ref)} is not a built-in status; a dry run cannot ask the tenant, so it shows ${DEFAULT_ZEPHYR_STATUS[outcome]}`,
+      );
+    else
+      warnings.push(
+        `zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); using ${DEFAULT_ZEPHYR_STATUS[outcome]}`,
+      );
   }
   return { byOutcome, warnings };
 }
