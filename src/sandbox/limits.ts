@@ -1,4 +1,4 @@
-import type { ServiceFaults } from './types';
+import type { RateLimitStyle, ServiceFaults } from './types';
 
 /** Deterministic PRNG (mulberry32) so that a seeded sandbox injects the same faults on every run. */
 export function seededRandom(seed: number): () => number {
@@ -12,17 +12,12 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/**
- * Request limiter of one service.
- * - `sliding`: at most `count` requests in any `windowMs` (Zephyr's "Please wait for n seconds").
- * - `lockout`: once `count` is exceeded within a window, everything is refused for `windowMs` from that
- *   moment (CucumberStudio: 200/min, then a 60 s lock-out with Retry-After).
- */
+/** Request limiter of one service, in the style its module declares (`RateLimitStyle`). */
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
   private readonly lockedUntil = new Map<string, number>();
 
-  constructor(private readonly mode: 'sliding' | 'lockout') {}
+  constructor(private readonly mode: RateLimitStyle) {}
 
   /** Returns 0 when the request may pass (and counts it), else the ms to wait. */
   take(key: string, now: number, limit: ServiceFaults['rateLimit']): number {

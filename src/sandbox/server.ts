@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { adminAnswer } from './admin';
 import { NO_FAULTS, RateLimiter, seededRandom } from './limits';
 import type { ResponseOverride, SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
 
@@ -14,6 +15,8 @@ export interface ServiceStats {
   resets: number;
   /** Requests answered by a response override. */
   overridden: number;
+  /** Bytes of the answer bodies sent (what a client downloads). */
+  bytesOut: number;
 }
 
 export interface RequestLogEntry {
@@ -30,6 +33,8 @@ export interface SandboxCoreOptions {
   host?: string;
   seed?: number;
   faults?: Partial<Record<ServiceName, Partial<ServiceFaults>>>;
+  /** Monotonic clock (ms) for rate limits and arrival times. Default `performance.now()`. For tests. */
+  now?: () => number;
 }
 
 /** The running sandbox: origin, env for the reporter, state, stats and run-time fault switches. */
@@ -43,6 +48,10 @@ export interface RunningSandbox {
   log(): RequestLogEntry[];
   setFaults(service: ServiceName, faults: Partial<ServiceFaults>): void;
   faults(service: ServiceName): ServiceFaults;
+  /** Changes a module's own behaviour switches (`ServiceModule.configure`); returns them. */
+  configure(service: ServiceName, patch: Record<string, unknown>): unknown;
+  /** Every module's behaviour switches, by service. */
+  settings(): Record<string, unknown>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -51,7 +60,17 @@ const ADMIN = '/__sandbox';
 const MAX_LOG = 500_000;
 
 function emptyStats(): ServiceStats {
-  return { requests: 0, byRoute: {}, byStatus: {}, rateLimited: 0, faultsInjected: 0, appliedFaults: 0, resets: 0, overridden: 0 };
+  return {
+    requests: 0,
+    byRoute: {},
+    byStatus: {},
+    rateLimited: 0,
+    faultsInjected: 0,
+    appliedFaults: 0,
+    resets: 0,
+    overridden: 0,
+    bytesOut: 0,
+  };
 }
 
 /**
@@ -61,13 +80,14 @@ function emptyStats(): ServiceStats {
  */
 export async function startSandboxCore(modules: ServiceModule[], options: SandboxCoreOptions = {}): Promise<RunningSandbox> {
   const random = seededRandom(options.seed ?? 42);
+  const now = options.now ?? (() => performance.now());
   const faults = new Map<ServiceName, ServiceFaults>();
   const limiters = new Map<ServiceName, RateLimiter>();
   const stats = new Map<ServiceName, ServiceStats>();
   const requestLog: RequestLogEntry[] = [];
   for (const m of modules) {
     faults.set(m.name, withOwnOverrides({ ...NO_FAULTS, ...(options.faults?.[m.name] ?? {}) }));
-    limiters.set(m.name, new RateLimiter(m.name === 'cucumberstudio' ? 'lockout' : 'sliding'));
+    limiters.set(m.name, new RateLimiter(m.rateLimitStyle));
     stats.set(m.name, emptyStats());
   }
   const sockets = new Set<Socket>();
@@ -91,6 +111,13 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       faults.set(service, withOwnOverrides({ ...current, ...patch }));
     },
     faults: (service) => withOwnOverrides({ ...(faults.get(service) ?? NO_FAULTS) }),
+    configure: (service, patch) => {
+      const m = modules.find((x) => x.name === service);
+      if (!m) throw new Error(`unknown service ${service}`);
+      if (!m.configure) throw new Error(`the ${service} sandbox has no settings`);
+      return m.configure(patch);
+    },
+    settings: () => Object.fromEntries(modules.filter((m) => m.settings).map((m) => [m.name, m.settings?.()])),
     reset: () => {
       for (const m of modules) {
         m.reset();
@@ -122,11 +149,12 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawTarget = req.url ?? '/';
-    const rawBody = await readBody(req);
+    const rawBytes = await readBody(req);
+    const rawBody = rawBytes.toString('utf8');
     const q = rawTarget.indexOf('?');
     const rawPath = q < 0 ? rawTarget : rawTarget.slice(0, q);
     const rawQuery = q < 0 ? '' : rawTarget.slice(q + 1).split('#')[0];
-    if (rawPath.startsWith(ADMIN)) return admin(req.method ?? 'GET', rawPath.slice(ADMIN.length), rawBody, res);
+    if (rawPath.startsWith(ADMIN)) return send(res, adminAnswer(sandbox, req.method ?? 'GET', rawPath.slice(ADMIN.length), rawBody));
 
     const module = modules.find((m) => m.matches(rawPath));
     if (!module) return send(res, { status: 404, body: { error: `no sandbox service at ${rawPath}` } });
@@ -155,14 +183,15 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       query: new URLSearchParams(rawQuery),
       headers: req.headers,
       rawBody,
+      rawBytes,
       body,
       bodyParseError,
-      receivedAt: performance.now(),
+      receivedAt: now(),
     };
     if (f.latencyMs > 0) await new Promise((r) => setTimeout(r, f.latencyMs));
 
     let answer: SandboxResponse;
-    const wait = limiters.get(module.name)!.take(module.rateLimitKey(sreq, req.socket.remoteAddress ?? ''), performance.now(), f.rateLimit);
+    const wait = limiters.get(module.name)!.take(module.rateLimitKey(sreq, req.socket.remoteAddress ?? ''), now(), f.rateLimit);
     if (wait > 0) {
       st.rateLimited++;
       answer = { ...module.rateLimitResponse(Math.max(1, Math.ceil(wait / 1000))), route: 'rate-limited' };
@@ -181,7 +210,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     if (requestLog.length < MAX_LOG) {
       requestLog.push({ service: module.name, method: sreq.method, target: rawTarget, route, status: answer.status, at: Date.now() });
     }
-    send(res, answer);
+    st.bytesOut += write(res, answer);
   }
 
   async function handleWithFaults(
@@ -202,29 +231,6 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       return { ...module.faultResponse(), route: `${answer.route ?? sreq.method} (applied, then 500)` };
     }
     return answer;
-  }
-
-  function admin(method: string, path: string, rawBody: string, res: ServerResponse): void {
-    try {
-      if (method === 'GET' && (path === '/state' || path === '/state/')) return send(res, { status: 200, body: sandbox.state() });
-      if (method === 'GET' && path === '/stats') return send(res, { status: 200, body: sandbox.stats() });
-      if (method === 'GET' && path === '/log') return send(res, { status: 200, body: requestLog });
-      if (method === 'GET' && path === '/faults') {
-        return send(res, { status: 200, body: Object.fromEntries(modules.map((m) => [m.name, sandbox.faults(m.name)])) });
-      }
-      if (method === 'POST' && path === '/faults') {
-        const patch = JSON.parse(rawBody || '{}') as Partial<Record<ServiceName, Partial<ServiceFaults>>>;
-        for (const [name, p] of Object.entries(patch)) sandbox.setFaults(name as ServiceName, p ?? {});
-        return send(res, { status: 200, body: Object.fromEntries(modules.map((m) => [m.name, sandbox.faults(m.name)])) });
-      }
-      if (method === 'POST' && path === '/reset') {
-        sandbox.reset();
-        return send(res, { status: 200, body: { ok: true } });
-      }
-      send(res, { status: 404, body: { error: `unknown admin route ${method} ${path}` } });
-    } catch (e) {
-      send(res, { status: 400, body: { error: (e as Error).message } });
-    }
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -261,16 +267,21 @@ function takeOverride(f: ServiceFaults, req: SandboxRequest): ResponseOverride |
   return o;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
 function send(res: ServerResponse, answer: SandboxResponse): void {
+  write(res, answer);
+}
+
+/** Writes the answer; returns the body's size in bytes. */
+function write(res: ServerResponse, answer: SandboxResponse): number {
   const headers: Record<string, string> = { ...(answer.headers ?? {}) };
   let payload = '';
   if (typeof answer.body === 'string') payload = answer.body;
@@ -281,4 +292,5 @@ function send(res: ServerResponse, answer: SandboxResponse): void {
   headers['content-length'] = String(Buffer.byteLength(payload));
   res.writeHead(answer.status, headers);
   res.end(payload);
+  return Number(headers['content-length']);
 }

@@ -12,13 +12,15 @@ export interface SandboxRequest {
   /** Decoded query parameters (convenience for handlers; auth must use rawTarget). */
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
-  /** Body text as received ('' when none). */
+  /** Body text as received, decoded as UTF-8 ('' when none). */
   rawBody: string;
+  /** Body bytes exactly as received (multipart uploads with binary files need these, not `rawBody`). */
+  rawBytes: Buffer;
   /** Parsed JSON body, or undefined when the body is empty or not JSON. */
   body: unknown;
   /** Set when the body is non-empty but is not valid JSON. */
   bodyParseError?: string;
-  /** Monotonic arrival time (ms, from the sandbox clock). */
+  /** Arrival time (ms, from the sandbox core's monotonic clock). */
   receivedAt: number;
 }
 
@@ -69,11 +71,28 @@ export interface ResponseOverride {
   times?: number;
 }
 
-export type ServiceName = 'zephyr' | 'cucumberstudio';
+/** Name a module is mounted under (admin API keys, stats, state); each module chooses its own. */
+export type ServiceName = string;
+
+/**
+ * How the core counts a module's rate limit:
+ * - `sliding`: at most `count` requests in any window, each refused one told when the oldest expires;
+ * - `lockout`: once `count` is exceeded within a window, everything is refused for a whole window from then.
+ */
+export type RateLimitStyle = 'sliding' | 'lockout';
 
 /** A service stand-in plugged into the sandbox core. The core owns latency, faults, rate limits and counting. */
 export interface ServiceModule {
   readonly name: ServiceName;
+  /** How this service refuses calls past its limit (see `RateLimitStyle`). */
+  readonly rateLimitStyle: RateLimitStyle;
+  /**
+   * Run-time behaviour switches beyond the core's faults (admin API `POST /__sandbox/settings` and the CLI's
+   * `--set`): apply a patch (throwing on an unknown key or bad value, nothing applied then) and read them back.
+   * Absent when the module has none.
+   */
+  configure?(patch: Record<string, unknown>): unknown;
+  settings?(): unknown;
   /** True when this module serves the raw path (prefix match on its mount point). */
   matches(rawPath: string): boolean;
   /**

@@ -123,6 +123,8 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
 
   return {
     name: 'cucumberstudio',
+    // 200 requests per minute per IP, then a 60 s lock-out (spec §1.4).
+    rateLimitStyle: 'lockout',
     matches: (rawPath) => rawPath === '/api' || rawPath.startsWith('/api/'),
     authenticate(req) {
       const refused = checkHeaders(req, creds, store.settings.deviseAuthErrors);
