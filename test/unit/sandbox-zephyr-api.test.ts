@@ -301,6 +301,8 @@ describe('zephyr sandbox API', () => {
       orderId: 1,
       statusChanges: 4,
       createdVia: 'add-tests',
+      stepResults: expect.any(Array),
+      attachments: [],
     });
     expect(run.executions.map((e: any) => e.statusChanges)).toEqual([4, 1, 1, 1]);
     const routes = sandbox.stats().zephyr.byRoute;

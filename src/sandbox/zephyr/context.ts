@@ -15,9 +15,13 @@ export interface RouteContext {
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Template relative to `/public/rest/api/1.0`, e.g. `/cycle/:id`. */
+  /** Template relative to `/public/rest/api/1.0` (or `/public/rest/api/2.0` with `api: 2`), e.g. `/cycle/:id`. */
   path: string;
-  handler: (ctx: RouteContext) => SandboxResponse;
+  /** The API generation the path is under; default 1. */
+  api?: 1 | 2;
+  /** The body is `multipart/form-data`, not JSON: the handler reads `req.rawBytes` itself. */
+  multipart?: boolean;
+  handler: (ctx: RouteContext) => SandboxResponse | Promise<SandboxResponse>;
 }
 
 export const ok = (body: unknown): SandboxResponse => ({ status: 200, body });

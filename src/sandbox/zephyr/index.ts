@@ -6,8 +6,10 @@ import { normalizeContextPath } from './qsh';
 import { dispatch } from './routes';
 import { BUILTIN_STATUSES, ZephyrStore, type StatusDef } from './store';
 import { snapshotCycles, type ZephyrSnapshot } from './views';
+import { StepCatalog, type TestStepsOption } from './steps';
 
 export type { ZephyrSnapshot } from './views';
+export type { TestStepsOption } from './steps';
 export { verifyToken } from './auth';
 export { canonicalQuery, canonicalRequest, canonicalUri, computeQsh } from './qsh';
 
@@ -39,6 +41,14 @@ export interface ZephyrSandboxOptions {
   retryAfterHeader?: boolean;
   /** Also accept the raw-query hash and the hash including the context path (deviations). Default false. */
   lenientQsh?: boolean;
+  /** Test steps per issue and step statuses. Default: every issue has 3 steps, the 5 built-in step statuses. */
+  testSteps?: TestStepsOption;
+}
+
+/** The module plus what tests read beside its state view. */
+export interface ZephyrModule extends ServiceModule {
+  /** The bytes of an uploaded attachment (the state view lists ids, sizes and sha256 only). */
+  attachmentBytes(id: string): Buffer | undefined;
 }
 
 export const DEFAULT_ACCOUNT_ID = '5b10ac8d82e05b22cc7d4ef5';
@@ -54,7 +64,7 @@ const API_MESSAGES = {
   fault: 'we encountered a problem during processing this request. Please try again.',
 };
 
-export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceModule {
+export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrModule {
   const contextPath = normalizeContextPath(options.contextPath ?? '/connect');
   const accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
   const accessKey = options.accessKey ?? mintAccessKey(accountId);
@@ -63,9 +73,10 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceM
   const jobDelayMs = Math.max(0, options.jobDelayMs ?? 150);
   const statuses = buildStatuses(options.customStatuses ?? [{ id: 5, name: 'PARTIALLY PASSED' }]);
 
+  const projectKey = options.projectKey ?? 'PROJ';
   const store = new ZephyrStore({
     projectId,
-    projectKey: options.projectKey ?? 'PROJ',
+    projectKey,
     projectName: options.projectName ?? 'Project',
     issueCount: options.issueCount ?? 20000,
     versions: (
@@ -75,6 +86,7 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceM
       ]
     ).map((v) => ({ ...v })),
     statuses,
+    steps: new StepCatalog(options.testSteps, projectKey),
   });
   const jobs = new JobQueue(jobDelayMs);
   const keys = new Map<string, Credentials>([[accessKey, { accessKey, secretKey }]]);
@@ -112,7 +124,7 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceM
       return errorResponse(500, API_MESSAGES.fault, ERR.internal, 'fault');
     },
 
-    handle(req: SandboxRequest): SandboxResponse {
+    handle(req: SandboxRequest): SandboxResponse | Promise<SandboxResponse> {
       jobs.runDue();
       const relPath = req.rawPath.slice(contextPath.length);
       return dispatch(req, relPath === '' ? '/' : relPath, store, jobs, users.get(req) ?? '');
@@ -121,6 +133,11 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ServiceM
     snapshot(): ZephyrSnapshot {
       jobs.runDue();
       return { cycles: snapshotCycles(store), jobs: jobs.counts(), statuses: statuses.map((s) => ({ ...s })) };
+    },
+
+    attachmentBytes(id: string): Buffer | undefined {
+      const bytes = store.evidence.attachments.get(id)?.bytes;
+      return bytes ? Buffer.from(bytes) : undefined;
     },
 
     reset(): void {

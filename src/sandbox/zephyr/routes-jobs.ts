@@ -1,6 +1,7 @@
 import { ok, tokenText, type Route, type RouteContext } from './context';
 import { ApiError, ERR, bodyObject, missing, notFound, requiredJiraId } from './http';
 import { knownStatusId } from './routes-executions';
+import { bulkStepStatus } from './routes-steps';
 import type { Issue } from './store';
 
 export const MAX_ADD_ISSUES = 100;
@@ -95,6 +96,7 @@ function bulkStatus(c: RouteContext) {
     throw new ApiError(400, 'status must be a status id (number or numeric string), e.g. "status": 1.', ERR.invalid);
   }
   const statusId = knownStatusId(c.store, body.status, 'status');
+  const stepStatusId = bulkStepStatus(c.store, body);
   const sub = c.sub;
   const token = c.jobs.create('bulk-status', ids.length, () => {
     let updated = 0;
@@ -104,6 +106,9 @@ function bulkStatus(c: RouteContext) {
       if (!e) missingIds.push(id);
       else {
         c.store.setStatus(e, statusId, sub);
+        if (stepStatusId !== undefined) {
+          for (const r of c.store.evidence.stepResultsOf(e.id)) c.store.evidence.setStepStatus(r, stepStatusId, sub);
+        }
         updated++;
       }
     }

@@ -6,16 +6,19 @@ import { ok, type Route } from './context';
 import { cycleRoutes } from './routes-cycles';
 import { executionRoutes } from './routes-executions';
 import { jobRoutes } from './routes-jobs';
+import { attachmentRoutes } from './routes-attachments';
+import { stepRoutes } from './routes-steps';
 
 export const API_PREFIX = '/public/rest/api/1.0';
+/** `{api2}`: a handful of newer endpoints (routes with `api: 2`). */
+export const API2_PREFIX = '/public/rest/api/2.0';
 
 const serverRoutes: Route[] = [
   { method: 'GET', path: '/serverinfo', handler: () => ok({ version: 'sandbox', buildNumber: 1, serverTime: Date.now() }) },
   { method: 'GET', path: '/execution/statuses', handler: (c) => ok(c.store.cfg.statuses.map((s) => ({ ...s }))) },
-  { method: 'GET', path: '/teststep/statuses', handler: (c) => ok(c.store.cfg.statuses.map((s) => ({ ...s }))) },
 ];
 
-export const ROUTES: Route[] = [...serverRoutes, ...cycleRoutes, ...executionRoutes, ...jobRoutes];
+export const ROUTES: Route[] = [...serverRoutes, ...cycleRoutes, ...executionRoutes, ...jobRoutes, ...stepRoutes, ...attachmentRoutes];
 
 /** Special 405 wording: executions are never created with GET (pitfall §7.9). */
 const METHOD_HINTS: Record<string, string> = {
@@ -28,15 +31,24 @@ const METHOD_HINTS: Record<string, string> = {
  * known paths with another method → 405, invalid JSON bodies on POST/PUT → 400 `Invalid Json`;
  * handler errors (ApiError) become the §5 envelope.
  */
-export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStore, jobs: JobQueue, sub: string): SandboxResponse {
+export function dispatch(
+  req: SandboxRequest,
+  relPath: string,
+  store: ZephyrStore,
+  jobs: JobQueue,
+  sub: string,
+): SandboxResponse | Promise<SandboxResponse> {
   const method = req.method.toUpperCase();
   const path = relPath.length > 1 && relPath.endsWith('/') ? relPath.slice(0, -1) : relPath;
-  if (!path.startsWith(API_PREFIX + '/')) return errorResponse(404, `No such resource: ${req.method} ${req.rawPath}`, 404, 'not-found');
-  const segments = path.slice(API_PREFIX.length + 1).split('/');
+  const api = path.startsWith(API_PREFIX + '/') ? 1 : path.startsWith(API2_PREFIX + '/') ? 2 : 0;
+  if (api === 0) return errorResponse(404, `No such resource: ${req.method} ${req.rawPath}`, 404, 'not-found');
+  const prefix = api === 2 ? API2_PREFIX : API_PREFIX;
+  const segments = path.slice(prefix.length + 1).split('/');
 
   let found: { route: Route; params: Record<string, string> } | undefined;
   const otherMethods: Route[] = [];
   for (const route of ROUTES) {
+    if ((route.api ?? 1) !== api) continue;
     const params = matchTemplate(route.path, segments);
     if (!params) continue;
     if (route.method === method) {
@@ -53,7 +65,7 @@ export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStor
     return {
       ...errorResponse(
         405,
-        hint ?? `Method ${method} is not allowed on ${API_PREFIX}${otherMethods[0].path} (allowed: ${allowed}).`,
+        hint ?? `Method ${method} is not allowed on ${prefix}${otherMethods[0].path} (allowed: ${allowed}).`,
         405,
         template,
       ),
@@ -61,15 +73,20 @@ export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStor
     };
   }
 
-  const routeName = `${found.route.method} ${found.route.path}`;
-  const hasBody = method === 'POST' || method === 'PUT';
+  const routeName = `${found.route.method} ${api === 2 ? '/2.0' : ''}${found.route.path}`;
+  const hasBody = (method === 'POST' || method === 'PUT') && !found.route.multipart;
   if (hasBody && req.bodyParseError !== undefined) return errorResponse(400, 'Invalid Json', ERR.generic, routeName);
+  const failed = (e: unknown): SandboxResponse =>
+    e instanceof ApiError
+      ? errorResponse(e.status, e.message, e.errorCode, routeName)
+      : errorResponse(500, 'we encountered a problem during processing this request. Please try again.', ERR.internal, routeName);
   try {
     const answer = found.route.handler({ req, store, jobs, sub, params: found.params, body: hasBody ? req.body : undefined });
+    // Only uploads answer asynchronously (the platform parses multipart bodies with a promise).
+    if (answer instanceof Promise) return answer.then((a) => ({ ...a, route: routeName }), failed);
     return { ...answer, route: routeName };
   } catch (e) {
-    if (e instanceof ApiError) return errorResponse(e.status, e.message, e.errorCode, routeName);
-    return errorResponse(500, 'we encountered a problem during processing this request. Please try again.', ERR.internal, routeName);
+    return failed(e);
   }
 }
 

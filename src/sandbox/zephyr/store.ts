@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { EvidenceStore } from './evidence';
 import { ApiError, ERR, notFound } from './http';
+import type { StepCatalog } from './steps';
 
 /** Execution status as `GET /execution/statuses` returns it (§3.2). */
 export interface StatusDef {
@@ -79,6 +81,8 @@ export interface StoreConfig {
   issueCount: number;
   versions: { id: number; name: string }[];
   statuses: StatusDef[];
+  /** Test steps per issue; each new execution gets one step result per step. */
+  steps: StepCatalog;
 }
 
 export type CycleFields = Pick<Cycle, 'name' | 'description' | 'build' | 'environment' | 'startDate' | 'endDate' | 'sprintId'>;
@@ -89,13 +93,18 @@ export class ZephyrStore {
   /** Ad hoc pseudo-cycles by `projectId:versionId`, created on first use. */
   readonly adHoc = new Map<string, Cycle>();
   readonly executions = new Map<string, Execution>();
+  /** Step results and attachments of the executions. */
+  readonly evidence: EvidenceStore;
 
-  constructor(readonly cfg: StoreConfig) {}
+  constructor(readonly cfg: StoreConfig) {
+    this.evidence = new EvidenceStore(cfg.steps);
+  }
 
   reset(): void {
     this.cycles.clear();
     this.adHoc.clear();
     this.executions.clear();
+    this.evidence.reset();
   }
 
   // ---- fixtures -------------------------------------------------------------------------------
@@ -205,7 +214,10 @@ export class ZephyrStore {
 
   deleteCycle(cycle: Cycle): void {
     if (cycle.adHoc) throw new ApiError(400, 'The Ad hoc cycle cannot be deleted.', ERR.invalid);
-    for (const e of cycle.executions) this.executions.delete(e.id);
+    for (const e of cycle.executions) {
+      this.executions.delete(e.id);
+      this.evidence.forget(e.id);
+    }
     this.cycles.delete(cycle.id);
   }
 
@@ -238,6 +250,7 @@ export class ZephyrStore {
     cycle.executions.push(execution);
     cycle.byIssue.set(execution.issueId, execution);
     this.executions.set(execution.id, execution);
+    this.evidence.executionAdded(execution, issue, sub);
     return execution;
   }
 
@@ -257,6 +270,7 @@ export class ZephyrStore {
 
   deleteExecution(execution: Execution): void {
     this.executions.delete(execution.id);
+    this.evidence.forget(execution.id);
     const cycle = this.containerOf(execution);
     if (cycle) {
       cycle.executions = cycle.executions.filter((e) => e.id !== execution.id);

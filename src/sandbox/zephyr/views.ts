@@ -1,4 +1,5 @@
 import { UNEXECUTED, type Cycle, type Execution, type ZephyrStore } from './store';
+import { executionEvidence, type ExecutionEvidenceSnapshot } from './views-evidence';
 
 /** Cycle object (§3.5) plus `status`; with `expand=executionSummaries` also the totals and per-status counts. */
 export function cycleView(store: ZephyrStore, cycle: Cycle, expand: string | null): Record<string, unknown> {
@@ -98,7 +99,7 @@ export interface ZephyrSnapshot {
     versionId: number;
     description: string;
     createdByAccountId: string;
-    executions: {
+    executions: ({
       id: string;
       issueId: number;
       issueKey: string;
@@ -108,7 +109,7 @@ export interface ZephyrSnapshot {
       orderId: number;
       statusChanges: number;
       createdVia: Execution['createdVia'];
-    }[];
+    } & ExecutionEvidenceSnapshot)[];
   }[];
   jobs: { total: number; pending: number };
   statuses: { id: number; name: string; description: string; color: string; type: number }[];
@@ -134,6 +135,7 @@ export function snapshotCycles(store: ZephyrStore): ZephyrSnapshot['cycles'] {
       orderId: e.orderId,
       statusChanges: e.statusChanges,
       createdVia: e.createdVia,
+      ...executionEvidence(store, e),
     })),
   }));
 }
