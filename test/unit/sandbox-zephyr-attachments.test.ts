@@ -167,6 +167,7 @@ describe('Zephyr sandbox: attachments', () => {
   it('deletes an attachment; deleting the execution takes its attachments along', async () => {
     const a = (await upload(query(exec['PROJ-1']), fileForm('one', 'one.txt', 'text/plain'))).json.id;
     const b = (await upload(query(exec['PROJ-1']), fileForm('two', 'two.txt', 'text/plain'))).json.id;
+    expectZephyrError(await call('GET', `/attachment/${a}`), 405, /downloads are not served by the sandbox/);
     const del = await call('DELETE', `/attachment/${a}`);
     expect(del.status).toBe(200);
     expect(attachmentsOf(exec['PROJ-1']).map((x) => x.id)).toEqual([b]);

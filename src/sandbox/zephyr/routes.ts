@@ -20,10 +20,12 @@ const serverRoutes: Route[] = [
 
 export const ROUTES: Route[] = [...serverRoutes, ...cycleRoutes, ...executionRoutes, ...jobRoutes, ...stepRoutes, ...attachmentRoutes];
 
-/** Special 405 wording: executions are never created with GET (pitfall §7.9). */
+/** Special 405 wording where the plain one would mislead: executions are never created with GET (pitfall §7.9). */
 const METHOD_HINTS: Record<string, string> = {
   'GET /execution':
     'Method GET is not allowed on /public/rest/api/1.0/execution: executions are created with POST /public/rest/api/1.0/execution and a JSON body (issueId, projectId, versionId, cycleId).',
+  // Production serves downloads (#46); the sandbox core sends text bodies only, so a binary file could not go out intact.
+  'GET /attachment/:id': "Attachment downloads are not served by the sandbox: tests read the bytes with the module's attachmentBytes(id).",
 };
 
 /**
