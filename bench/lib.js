@@ -41,9 +41,13 @@ function pick(env, prefix) {
 }
 
 /**
+ * Synthetic TestRecords: key PROJ-(offset+i+1) and/or scenario (csOffset+i+1); every `failEvery`-th fails
+ * (with `screenshot`: a path every failed test attaches).
+ * @param {number} n
+ * @param {{ failEvery?: number, offset?: number, zephyr?: boolean, cs?: boolean, csOffset?: number, screenshot?: string }} [o]
  * @returns {import('../dist/internal').TestRecord[]}
- * Synthetic TestRecords: key PROJ-(offset+i+1) and/or scenario (csOffset+i+1); every `failEvery`-th fails. */
-function records(n, { failEvery = 100, offset = 0, zephyr = true, cs = false, csOffset = 100 } = {}) {
+ */
+function records(n, { failEvery = 100, offset = 0, zephyr = true, cs = false, csOffset = 100, screenshot } = {}) {
   const out = [];
   for (let i = 0; i < n; i++) {
     const failed = failEvery > 0 && (i + 1) % failEvery === 0;
@@ -54,6 +58,10 @@ function records(n, { failEvery = 100, offset = 0, zephyr = true, cs = false, cs
       outcome: /** @type {'failed' | 'passed'} */ (failed ? 'failed' : 'passed'),
       error: failed ? `Error: expect(received).toBe(expected)\n\nExpected: 0\nReceived: 1\n    at file${i % 10}.spec.ts:${i}:7` : undefined,
       attempts: 1,
+      // Evidence: a failed test's screenshot (one upload per failed test under the default policy).
+      ...(failed && screenshot
+        ? { attachments: [{ name: 'screenshot', contentType: 'image/png', path: screenshot }], evidence: /** @type {true} */ (true) }
+        : {}),
     });
   }
   return out;

@@ -67,6 +67,14 @@ function table(results) {
         r.n === 2000 ? `≤ ${150 + r.failed}` : '',
         r.n === 2000 ? yes(r.target.calls) : '',
       );
+      if (r.attachmentCalls !== undefined)
+        add(
+          '1',
+          `Zephyr N=${r.n}: attachment uploads (apart)`,
+          `${r.attachmentCalls} (${r.failed} failed tests × 1 file)`,
+          `= ${r.failed}`,
+          yes(r.attachmentCalls === r.failed),
+        );
       add(
         '1',
         `Zephyr N=${r.n}: tail after last result`,

@@ -26,8 +26,16 @@ const EXPECTED_ZEPHYR = {
   'PROJ-10': 'PASS',
   'PROJ-11': 'FAIL',
   'PROJ-12': HAS_CHROMIUM ? 'PASS' : 'UNEXECUTED',
+  'PROJ-13': 'FAIL',
 };
-const EXPECTED_CS = { 1: 'passed', 2: 'failed', 3: 'passed', 4: 'skipped', 5: 'failed' };
+const EXPECTED_CS = { 1: 'passed', 2: 'failed', 3: 'passed', 4: 'skipped', 5: 'failed', 6: 'failed' };
+/** Evidence line under a result: its files and step statuses, when it has any. */
+const evidence = (files, steps) => {
+  const parts = [];
+  if (files && files.length) parts.push(`files: ${files.map((f) => `${f.fileName} (${f.size} B)`).join(', ')}`);
+  if (steps && steps.length) parts.push(`steps: ${steps.join(', ')}`);
+  return parts.length ? `\n  ${' '.repeat(9)} ${parts.join(' · ')}` : '';
+};
 
 const pad = (s, n) => String(s).padEnd(n);
 const firstLine = (text) =>
@@ -62,7 +70,11 @@ function printZephyr(zephyr, summary, problems) {
       const mark = want && want !== name ? `   <-- expected ${want}` : '';
       if (mark) problems.push(`Zephyr ${e.issueKey} is ${name}, expected ${want}`);
       const comment = firstLine(e.comment);
-      console.log(`  ${pad(e.issueKey, 9)} ${pad(name, 11)}${comment ? ` (${clip(comment)})` : ''}${mark}`.trimEnd());
+      const steps = (e.stepResults || []).map((r) => r.statusName);
+      const shown = steps.some((st) => st !== 'UNEXECUTED') ? steps : [];
+      console.log(
+        `  ${pad(e.issueKey, 9)} ${pad(name, 11)}${comment ? ` (${clip(comment)})` : ''}${mark}`.trimEnd() + evidence(e.attachments, shown),
+      );
     }
     if (cycle.name === 'Demo') {
       const seen = new Set(executions.map((e) => e.issueKey));
@@ -83,7 +95,8 @@ function printCucumberStudio(cs, problems) {
       const mark = want && want !== status ? `   <-- expected ${want}` : '';
       if (mark) problems.push(`CucumberStudio scenario ${snap.scenarioId} is ${status}, expected ${want}`);
       const desc = last ? firstLine(last.description) : '';
-      console.log(`  ${pad(`#${snap.scenarioId} ${snap.name}`, 16)} ${pad(status, 8)}${desc ? ` (${clip(desc)})` : ''}${mark}`.trimEnd());
+      const line = `  ${pad(`#${snap.scenarioId} ${snap.name}`, 16)} ${pad(status, 8)}${desc ? ` (${clip(desc)})` : ''}${mark}`.trimEnd();
+      console.log(line + evidence(last && last.attachments, last && last.stepStatusesSent ? last.stepStatuses : []));
     }
     if (run.name === 'Demo') {
       const ids = new Set((run.snapshots || []).filter((s) => (s.results || []).length).map((s) => String(s.scenarioId)));

@@ -6,13 +6,15 @@ import type { AttachmentRef, Outcome, PlanItem, StepStatus, TestRecord } from '.
 
 type Annotation = { type: string; description?: string };
 
+type ErrorLike = { message?: string; stack?: string; value?: string; location?: { file: string; line: number; column: number } };
+
 /** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
 export interface ResultLike {
   status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
   retry: number;
   annotations?: readonly Annotation[];
-  error?: { message?: string; stack?: string; value?: string };
-  errors?: readonly { message?: string; stack?: string; value?: string }[];
+  error?: ErrorLike;
+  errors?: readonly ErrorLike[];
   steps?: readonly { category: string; error?: unknown }[];
   attachments?: readonly { name: string; contentType: string; path?: string; body?: Buffer }[];
 }
@@ -30,6 +32,9 @@ export interface TestLike {
 }
 
 export const ERROR_TEXT_LIMIT = 4000;
+/** Longest error text a record keeps: what the full-error attachment can hold when a comment had to be cut. */
+export const FULL_ERROR_LIMIT = 20_000;
+const CUT_MARK = '… [truncated]';
 
 // eslint-disable-next-line no-control-regex
 const ANSI =
@@ -42,7 +47,27 @@ export function stripAnsi(text: string): string {
 /** Cuts text to `limit` characters, the cut marked so a reader knows there was more. */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  return `${text.slice(0, Math.max(0, limit - 14))}… [truncated]`;
+  return `${text.slice(0, Math.max(0, limit - CUT_MARK.length))}${CUT_MARK}`;
+}
+
+/** Whether `truncate` (or `fitComment`) had to cut this text. */
+export function wasCut(text: string): boolean {
+  return text.endsWith(CUT_MARK);
+}
+
+/**
+ * Joins comment blocks within `limit`. Each block's head (what happened, the first error line, where) is
+ * kept whole where it fits; the rest of each block shares what is left, so a long stack or call log of
+ * one test never pushes another test's first line out.
+ */
+export function fitComment(blocks: ReadonlyArray<{ head: string; rest: string }>, limit: number): string {
+  const full = blocks.map((b) => b.head + b.rest).join('\n\n');
+  if (full.length <= limit) return full;
+  const heads = blocks.map((b) => b.head).join('\n\n');
+  if (heads.length + CUT_MARK.length >= limit) return truncate(heads, limit);
+  const share = Math.floor((limit - heads.length - CUT_MARK.length) / blocks.length);
+  const body = blocks.map((b) => b.head + b.rest.slice(0, share)).join('\n\n');
+  return `${body.slice(0, limit - CUT_MARK.length)}${CUT_MARK}`;
 }
 
 /** Annotations of the test plus the ones added at run time (visible on the results). */
@@ -130,11 +155,15 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
   return result.retry >= test.retries;
 }
 
-function errorOf(result: ResultLike | undefined): string | undefined {
-  if (!result) return undefined;
-  const e = result.error ?? result.errors?.[0];
+function errorOf(result: ResultLike | undefined): { error?: string; errorLocation?: string } {
+  const e = result?.error ?? result?.errors?.[0];
   const text = e?.message ?? e?.value ?? e?.stack;
-  return text ? truncate(stripAnsi(text).trim(), ERROR_TEXT_LIMIT) : undefined;
+  if (!text) return {};
+  const loc = e?.location;
+  return {
+    error: truncate(stripAnsi(text).trim(), FULL_ERROR_LIMIT),
+    ...(loc ? { errorLocation: `${loc.file}:${loc.line}:${loc.column}` } : {}),
+  };
 }
 
 /** Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps). */
@@ -168,15 +197,17 @@ export function recordOf(
   if (!outcome) return null;
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
   const path = test.titlePath().filter(Boolean);
+  const wanted = wantsAttachments(evidence.attachments, outcome);
   return {
     testId: test.id,
     title: path.join(' › ') || test.title,
     keys: keysByTarget(test, sources),
     outcome,
-    error: outcome === 'passed' || outcome === 'skipped' ? undefined : errorOf(failing ?? test.results[test.results.length - 1]),
+    ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1])),
     attempts: test.results.length,
     ...optional('steps', stepStatuses(test.results[test.results.length - 1])),
-    ...optional('attachments', wantsAttachments(evidence.attachments, outcome) ? attachmentsOf(test, outcome) : []),
+    ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
+    ...(wanted ? { evidence: true as const } : {}),
   };
 }
 
@@ -197,42 +228,69 @@ export function aggregate<S extends number | string>(
   keysOf: (r: TestRecord) => readonly string[],
   policy: StatusPolicy<S>,
 ): PlanItem[] {
-  const byKey = new Map<string, { status: S; outcome: Outcome; rank: number; records: TestRecord[] }>();
+  const byKey = new Map<string, { status: S; outcome: Outcome; rank: number; records: TestRecord[]; decider: TestRecord }>();
   for (const record of records) {
     for (const key of keysOf(record)) {
       const status = policy.statusFor(record.outcome);
       const rank = policy.rank(status, record.outcome);
       const seen = byKey.get(key);
-      if (!seen) byKey.set(key, { status, outcome: record.outcome, rank, records: [record] });
+      if (!seen) byKey.set(key, { status, outcome: record.outcome, rank, records: [record], decider: record });
       else {
         seen.records.push(record);
-        if (rank > seen.rank) Object.assign(seen, { status, outcome: record.outcome, rank });
+        if (rank > seen.rank) Object.assign(seen, { status, outcome: record.outcome, rank, decider: record });
       }
     }
   }
   return [...byKey.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, v]) => ({
-      key,
-      outcome: v.outcome,
-      status: v.status,
-      comment: policy.comment({ outcome: v.outcome, records: v.records }),
-      tests: v.records.map((r) => r.title),
-    }));
+    .map(([key, v]) => {
+      const comment = policy.comment({ outcome: v.outcome, records: v.records });
+      const files = evidenceFiles(v.records, wasCut(comment));
+      return {
+        key,
+        outcome: v.outcome,
+        status: v.status,
+        comment,
+        tests: v.records.map((r) => r.title),
+        ...(v.decider.steps?.length ? { steps: v.decider.steps } : {}),
+        ...(files.length ? { attachments: files } : {}),
+      };
+    });
 }
 
-/** Default comment: the failing tests' titles and errors; a note for flaky tests. */
+/** The files of every feeding test (each once), plus the full error text when the comment had to cut it. */
+function evidenceFiles(records: readonly TestRecord[], commentCut: boolean): AttachmentRef[] {
+  const seen = new Set<string>();
+  const files = records.flatMap((r) => r.attachments ?? []).filter((a) => !a.path || (!seen.has(a.path) && seen.add(a.path)));
+  const errors = records.filter((r) => r.evidence && r.error);
+  if (commentCut && errors.length) {
+    const text = errors.map((r) => `${r.title}\n${r.errorLocation ? `at ${r.errorLocation}\n` : ''}\n${r.error}`).join('\n\n---\n\n');
+    files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8') });
+  }
+  return files;
+}
+
+/**
+ * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
+ * test's first error line and its location are kept; the rest of the text is what gets cut.
+ */
 export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
-  const lines: string[] = [];
+  const blocks: Array<{ head: string; rest: string }> = [];
   for (const r of item.records) {
+    const [first = '', ...more] = (r.error ?? '').split('\n');
+    const where = r.errorLocation ? `\nat ${r.errorLocation}` : '';
+    const rest = more.length ? `\n${more.join('\n')}` : '';
     if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
       const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
-      lines.push(`${what}: ${r.title}${r.error ? `\n${r.error}` : ''}`);
+      blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
     } else if (r.outcome === 'flaky') {
-      lines.push(`Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${r.error}` : ''}`);
+      blocks.push({
+        head: `Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${first}` : ''}${where}`,
+        rest,
+      });
     }
   }
-  return truncate(lines.join('\n\n'), limit);
+  return fitComment(blocks, limit);
 }
 
 /** `{ [key]: list }` when the list has items, else nothing (records stay small in the journal). */

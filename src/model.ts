@@ -19,14 +19,18 @@ export interface TestRecord {
   /** Keys this test reports to, by target id (a target absent or empty = not mapped there). */
   keys: Record<TargetId, string[]>;
   outcome: Outcome;
-  /** ANSI-stripped error text of the last failing attempt (truncated), if any. */
+  /** ANSI-stripped error text of the last failing attempt (up to FULL_ERROR_LIMIT characters), if any. */
   error?: string;
+  /** Where that error was thrown (`file:line:column`), if Playwright knows. */
+  errorLocation?: string;
   /** Number of attempts that ran (1 + retries used). */
   attempts: number;
   /** The last attempt's top-level `test.step`s, in order (steps never reached are absent). */
   steps?: StepStatus[];
   /** The last attempt's attachments, by the policy (files by path; bodies are written to files first). */
   attachments?: AttachmentRef[];
+  /** The attachments policy covers this test: its files go up, and the full error text when a comment had to cut it. */
+  evidence?: true;
 }
 
 export type StepStatus = 'passed' | 'failed' | 'skipped';
@@ -55,6 +59,10 @@ export interface PlanItem {
   comment: string;
   /** Titles of the Playwright tests that fed this result. */
   tests: string[];
+  /** Top-level `test.step` statuses of the test that decided the status, in order (steps never reached are absent). */
+  steps?: StepStatus[];
+  /** Files to attach to this result (every feeding test's, by the policy); bodies only for generated files. */
+  attachments?: AttachmentRef[];
 }
 
 export interface VerifyReport {
@@ -82,6 +90,10 @@ export interface TargetSummary {
   unsent: number;
   outbox?: string;
   verify?: VerifyReport;
+  /** Evidence files: uploaded, already there, skipped on purpose (named, with why), not sent (named, with why). */
+  attachments?: { uploaded: number; present: number; skipped: string[]; failed: string[] };
+  /** Web address of the cycle / run, when known. */
+  link?: string;
   calls: number;
   durationMs: number;
   dryRun?: boolean;

@@ -20,6 +20,16 @@ export function summaryLine(s: TargetSummary): string {
   if (s.notRun) parts.push(`${s.notRun} not run`);
   if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
   if (s.verify?.containerStatus) parts.push(`${s.container?.kind ?? 'container'} status: ${s.verify.containerStatus}`);
+  const files = s.attachments;
+  if (files) {
+    const up = files.uploaded + files.present;
+    const what = [`${up} attachment${up === 1 ? '' : 's'} uploaded`];
+    if (files.skipped.length)
+      what.push(`${files.skipped.length} skipped: ${files.skipped.slice(0, 3).join(', ')}${files.skipped.length > 3 ? ', …' : ''}`);
+    if (files.failed.length) what.push(`${files.failed.length} not sent`);
+    parts.push(what.join(', '));
+  }
+  if (s.link) parts.push(s.link);
   return parts.join('; ');
 }
 

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
 import type { TargetId, TestRecord } from '../model';
+import { withExtension } from './uploads';
 
 /** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
 interface V1Meta {
@@ -29,6 +30,8 @@ type Line =
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: DoneItem[] }
   | { t: 'complete'; target: TargetId }
+  /** A file attached to a key's result (or skipped for good): replay does not send it again. */
+  | { t: 'attached'; target: TargetId; key: string; file: string }
   /** A permanent redirect learned during the run: replay goes straight to the new place. */
   | { t: 'redirect'; rule: Rewrite };
 
@@ -41,6 +44,8 @@ export interface Journal {
   done: Map<TargetId, Map<string, number | string>>;
   complete: Set<TargetId>;
   redirects: Rewrite[];
+  /** By target: `key \0 fileName` of every file attached (or skipped for good). */
+  attached: Map<TargetId, Set<string>>;
 }
 
 /**
@@ -88,11 +93,11 @@ export class Outbox {
    * Writes an in-memory attachment next to the journal (the journal keeps paths, never bodies) and
    * returns its path; the folder goes with the journal once every target is complete.
    */
-  saveBody(testId: string, index: number, name: string, body: Buffer): string {
-    const dir = `${this.file.replace(/\.jsonl$/, '')}.files`;
+  saveBody(testId: string, index: number, name: string, contentType: string, body: Buffer): string {
+    // One folder per attachment, so that the file keeps the attachment's own name (the name it is uploaded under).
+    const dir = path.join(`${this.file.replace(/\.jsonl$/, '')}.files`, `${testId}-${index}`.replace(/[^\w.-]+/g, '_').slice(0, 80));
     fs.mkdirSync(dir, { recursive: true });
-    const safe = `${testId}-${index}-${name}`.replace(/[^\w.-]+/g, '_').slice(0, 120);
-    const file = path.join(dir, safe);
+    const file = path.join(dir, withExtension(name, contentType).slice(0, 120));
     fs.writeFileSync(file, body);
     return file;
   }
@@ -107,6 +112,10 @@ export class Outbox {
 
   done(target: TargetId, items: DoneItem[]): void {
     if (items.length) this.write([{ t: 'done', target, items }]);
+  }
+
+  attached(target: TargetId, key: string, file: string): void {
+    this.write([{ t: 'attached', target, key, file }]);
   }
 
   redirect(rule: Rewrite): void {
@@ -149,6 +158,7 @@ export class Outbox {
       done: new Map(),
       complete: new Set(),
       redirects: [],
+      attached: new Map(),
     };
     const byTest = new Map<string, TestRecord>();
     for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
@@ -171,6 +181,11 @@ export class Outbox {
         journal.done.set(line.target, m);
       } else if (line.t === 'complete') journal.complete.add(line.target);
       else if (line.t === 'redirect') journal.redirects.push(line.rule);
+      else if (line.t === 'attached') {
+        const set = journal.attached.get(line.target) ?? new Set<string>();
+        set.add(`${line.key}\0${line.file}`);
+        journal.attached.set(line.target, set);
+      }
     }
     journal.records = [...byTest.values()];
     return journal;

@@ -87,7 +87,14 @@ export class PublishRun {
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(
       ({ definition, config: c }) =>
-        new TargetSession(definition, definition.create(c, deps), this.outbox, log, o.journal?.done.get(definition.id)),
+        new TargetSession(definition, definition.create(c, deps), {
+          outbox: this.outbox,
+          log,
+          alreadyDone: o.journal?.done.get(definition.id),
+          attached: o.journal?.attached.get(definition.id),
+          maxAttachmentBytes: config.evidence.maxBytes,
+          replay: !!o.journal,
+        }),
     );
   }
 
@@ -119,7 +126,7 @@ export class PublishRun {
     const attachments = record.attachments.flatMap((a, i) => {
       if (!a.body) return [a];
       if (!this.outbox) return [];
-      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.body) }];
+      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.contentType, a.body) }];
     });
     return { ...record, attachments };
   }

@@ -6,15 +6,32 @@ import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../m
 import type { DoneItem, Outbox } from './outbox';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
+import { UploadQueue } from './uploads';
 
 export interface SessionLog {
   info(line: string): void;
   error(line: string): void;
 }
 
-/** What the service holds for a key: its status and comment (a comment change is a change too). */
-export function fingerprint(item: Pick<PlanItem, 'status' | 'comment'>): string {
-  return `${item.status}|${createHash('sha1').update(item.comment).digest('base64').slice(0, 12)}`;
+/** What the service holds for a key: its status, comment and step statuses (a change in either is a change). */
+export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>): string {
+  // Without steps the text hashed is the comment alone, as journals before step statuses have it.
+  const text = item.steps?.length ? `${item.comment}\n${item.steps.join(',')}` : item.comment;
+  return `${item.status}|${createHash('sha1').update(text).digest('base64').slice(0, 12)}`;
+}
+
+/** What a session is handed besides its target. */
+export interface SessionOptions {
+  outbox?: Outbox;
+  log: SessionLog;
+  /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
+  alreadyDone?: ReadonlyMap<string, string | number>;
+  /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */
+  attached?: ReadonlySet<string>;
+  /** attachmentMaxBytes. */
+  maxAttachmentBytes: number;
+  /** Replay: look before uploading (an earlier process may have sent without journaling). */
+  replay: boolean;
 }
 
 /**
@@ -36,16 +53,27 @@ export class TargetSession {
   private endTotal = 0;
   /** Set when the end of the run begins: from then on only finish() sends. */
   private ending = false;
+  private readonly outbox?: Outbox;
+  private readonly log: SessionLog;
+  private readonly alreadyDone: ReadonlyMap<string, string | number>;
+  private readonly uploads: UploadQueue;
 
   constructor(
     readonly definition: TargetDefinition,
     readonly target: Target,
-    private readonly outbox: Outbox | undefined,
-    private readonly log: SessionLog,
-    /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
-    private readonly alreadyDone: ReadonlyMap<string, string | number> = new Map(),
+    o: SessionOptions,
   ) {
     this.readiness = new KeyReadiness(definition.id);
+    this.outbox = o.outbox;
+    this.log = o.log;
+    this.alreadyDone = o.alreadyDone ?? new Map();
+    this.uploads = new UploadQueue({
+      target,
+      maxBytes: o.maxAttachmentBytes,
+      attached: o.attached,
+      check: o.replay,
+      onDone: (key, file) => this.outbox?.attached(definition.id, key, file),
+    });
   }
 
   get id(): string {
@@ -107,6 +135,7 @@ export class TargetSession {
     const done: DoneItem[] = items.map((i) => [i.key, i.status, fingerprint(i)]);
     for (const [key, , print] of done) this.confirmed.set(key, print!);
     this.outbox?.done(this.id, done);
+    for (const item of items) this.uploads.enqueue(item);
   }
 
   /** Statuses first (an explicit step), then the container. */
@@ -163,6 +192,7 @@ export class TargetSession {
     if (begun) {
       const { container, statuses } = begun;
       summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
+      summary.link = this.target.link?.();
       await this.publishRest(records, mapped.length, statuses, summary);
     } else {
       summary.unsent = keyCount;
@@ -223,7 +253,13 @@ export class TargetSession {
         summary.errors.push((error as Error).message);
       }
     }
-    if (summary.unsent === 0) this.outbox?.complete(this.id);
+    // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once.
+    for (const item of sent) this.uploads.enqueue(item);
+    await this.uploads.drain();
+    const files = this.uploads.tally;
+    if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
+    if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
+    if (summary.unsent === 0 && !files.failed.length) this.outbox?.complete(this.id);
     summary.published = sent.length;
     for (const item of sent) {
       const name = statuses.name(item.status);

@@ -8,11 +8,12 @@ export type Failure =
   | { kind: 'fatal' };
 
 /**
- * One retry policy for both services: 429 waits; 5xx (incl. Zephyr's errorCode 104), connection
- * resets and timeouts retry with backoff; other 4xx, unreadable answers and refused redirects do not.
+ * One retry policy for every service: 429 waits; 5xx (a service's generic "please try again" 500
+ * included), connection resets and timeouts retry with backoff; other 4xx, unreadable answers and
+ * refused redirects do not.
  *
- * Zephyr's errorCode 104 ("please try again", a 500) also comes back for payload problems that no
- * repetition fixes, so it must not be retried forever: it is `transient`, and transient failures
+ * A generic "please try again" 500 can also come back for payload problems that no repetition fixes,
+ * so it must not be retried forever: it is `transient`, and transient failures
  * consume the lane's retry budget (`LaneOptions.retries`, default 5) — after that many repeats the
  * operation fails with the last error. Only 429s are exempt from that budget, and they have their own
  * bound (`maxRateLimitWaits`).
@@ -23,7 +24,7 @@ export function classify(error: unknown, nowMs = Date.now()): Failure {
       return { kind: 'rate-limited', waitMs: rateLimitWait(error.headers['retry-after'], error.bodyText, nowMs) };
     }
     if (error.status >= 500 || error.status === 408) return { kind: 'transient', ambiguous: true };
-    // 423 Locked: CucumberStudio is (re)generating a run's tests; nothing was applied.
+    // 423 Locked: the resource is being (re)generated (e.g. a test run's tests); nothing was applied.
     if (error.status === 423) return { kind: 'transient', ambiguous: false };
     return { kind: 'fatal' };
   }

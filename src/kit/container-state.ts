@@ -17,6 +17,11 @@ export class ContainerState {
     return container;
   }
 
+  /** The container when `begin` has set it, else undefined (for what is optional, like a link). */
+  peek(): ContainerInfo | undefined {
+    return this.container;
+  }
+
   require(): ContainerInfo {
     if (!this.container) throw new Error(`${this.what} is not ready (the preflight failed)`);
     return this.container;

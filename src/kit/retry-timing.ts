@@ -13,7 +13,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   return Math.max(0, date - nowMs);
 }
 
-/** Zephyr's 429 hint "Please wait for <n> seconds" (also "… for 1 second") -> ms. */
+/** A 429's text hint "Please wait for <n> seconds" (also "… for 1 second") -> ms. */
 export function parseWaitHint(text: string | undefined): number | undefined {
   if (!text) return undefined;
   const m = /wait\s+(?:for\s+)?(\d+(?:\.\d+)?)\s*(second|sec|s|millisecond|ms)/i.exec(text);
@@ -24,8 +24,8 @@ export function parseWaitHint(text: string | undefined): number | undefined {
 
 /**
  * The wait a 429 names: `Retry-After` when it is > 0, else the body's "Please wait for N seconds",
- * else undefined (the caller backs off). Zephyr sent `Retry-After: 0` on every 429 until March 2025
- * while its text named the real wait, so a 0 header must not hide the text.
+ * else undefined (the caller backs off). Services have sent `Retry-After: 0` on every 429 for years
+ * while their text named the real wait (field evidence), so a 0 header must not hide the text.
  */
 export function rateLimitWait(retryAfter: string | undefined, bodyText: string | undefined, nowMs: number): number | undefined {
   return positive(parseRetryAfter(retryAfter, nowMs)) ?? positive(parseWaitHint(bodyText));

@@ -40,6 +40,14 @@ export interface StatusTable {
   warnings: string[];
 }
 
+/** One file to attach to a result, read by the engine (size checked against attachmentMaxBytes first). */
+export interface UploadFile {
+  /** The name the service shows (unique among the result's files). */
+  fileName: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
 /** One line of `check`. */
 export interface CheckLine {
   ok: boolean;
@@ -74,6 +82,15 @@ export interface Target {
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[];
   /** Sends the items; safe to call again with the same items (absolute statuses, no duplicates). */
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
+  /**
+   * Attaches a file to the key's result (after its status was confirmed). `check`: look first whether a
+   * file of that name is already there (replay: an earlier process may have sent it without journaling).
+   * An ambiguous failure is followed by such a look before the upload is repeated, so a file is never
+   * attached twice. Optional: a target without it gets no uploads.
+   */
+  attach?(item: PlanItem, file: UploadFile, options: { check: boolean }): Promise<'uploaded' | 'present'>;
+  /** A web address of the container for the summary line, when one is known. */
+  link?(): string | undefined;
   /** Reads the container back and compares it with what was sent. */
   verify(sent: readonly PlanItem[]): Promise<VerifyReport>;
   /** Read-only verification of the settings against the service (the `check` command). */

@@ -32,7 +32,7 @@ export const ready = <T>(value: T): Poll<T> => ({ ready: true, value });
 export const notReady = <T = never>(reason: string, waitMs?: number): Poll<T> => ({ ready: false, reason, waitMs });
 
 export interface WaitOptions<T> {
-  /** What is awaited, for messages: "Zephyr job 0bd1…", "test run 42: generated tests". */
+  /** What is awaited, for messages: "job 0bd1…", "test run 42: generated tests". */
   label: string;
   /** One poll. Resolve with `ready(v)` / `notReady(why)`; a throw is judged by the shared `classify`. */
   attempt: (info: { attempt: number; signal?: AbortSignal }) => Promise<Poll<T>>;

@@ -85,11 +85,14 @@ describe('CucumberStudio fidelity (live)', () => {
     expect(count(log, 'GET /projects/:pid/test_runs/:trid/test_snapshots/:tsid')).toBe(linkage ? 0 : 2);
     expect(log.every((e) => e.route !== 'PATCH /projects/:pid/test_runs/:trid')).toBe(true);
     const polls = count(log, LIST);
+    // Evidence is counted apart (issue: statuses stay within their budget): Playwright's error-context of each failed test.
+    const uploads = log.filter((e) => e.method === 'POST' && e.route.endsWith('/attachments')).length;
     console.log(
-      `[fidelity] small suite: ${requests} CucumberStudio requests (${polls} test-list reads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`,
+      `[fidelity] small suite: ${requests} CucumberStudio requests (${polls} test-list reads, ${uploads} uploads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`,
     );
     expect(requests).toBe(log.length);
-    expect(requests - polls).toBe(linkage ? 14 : 17); // project, run list x2, create, 9 posts, verify (+ scenario list and 2 lookups)
+    expect(uploads).toBe(run.summary!.targets.cucumberstudio!.attachments?.uploaded ?? 0);
+    expect(requests - polls - uploads).toBe(linkage ? 14 : 17); // project, run list x2, create, 9 posts, verify (+ scenario list and 2 lookups)
   });
 
   it('a short 200 list (fewer tests than asked) is waited out like a 423, then every test gets its result', async () => {

@@ -212,6 +212,7 @@ export interface CsSnapshot {
 export interface CsRun {
   id: number;
   name: string;
+  description: string;
   scenarioIds: number[];
   statuses: Record<string, number>;
   snapshots: CsSnapshot[];

@@ -288,6 +288,8 @@ describe('zephyr sandbox API', () => {
       projectId: 10000,
       versionId: -1,
       description: 'nightly',
+      build: 'b1',
+      environment: '',
       createdByAccountId: SUB,
       executions: expect.any(Array),
     });

@@ -98,6 +98,8 @@ export interface ZephyrSnapshot {
     projectId: number;
     versionId: number;
     description: string;
+    build: string;
+    environment: string;
     createdByAccountId: string;
     executions: ({
       id: string;
@@ -124,6 +126,8 @@ export function snapshotCycles(store: ZephyrStore): ZephyrSnapshot['cycles'] {
     projectId: c.projectId,
     versionId: c.versionId,
     description: c.description,
+    build: c.build,
+    environment: c.environment,
     createdByAccountId: c.createdByAccountId,
     executions: c.executions.map((e) => ({
       id: e.id,

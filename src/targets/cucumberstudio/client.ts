@@ -1,4 +1,7 @@
+import { Blob } from 'node:buffer';
+import { FormData } from 'undici';
 import { BadResponseError } from '../../http/errors';
+import type { UploadFile } from '../../kit/target';
 import type { HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
@@ -49,6 +52,8 @@ export class CucumberStudioClient {
 
   /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
   async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
+    // A multipart body goes as it is: undici writes its boundary into the Content-Type.
+    const multipart = body instanceof FormData;
     const relative = `/api/projects/${this.creds.projectId}${path}`;
     const url = `${this.creds.baseUrl}${relative}`;
     return this.lane.send(label, async () => {
@@ -58,12 +63,12 @@ export class CucumberStudioClient {
         'access-token': this.creds.accessToken,
         client: this.creds.client,
       };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
       const req = {
         method,
         url,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
         credentialHeaders: CREDENTIAL_HEADERS,
       };
       return this.http.json<JsonApiDocument>(req, relative);
@@ -95,9 +100,9 @@ export class CucumberStudioClient {
   }
 
   /** One attempt (no retry): the caller re-checks by name before repeating a create. */
-  createRunOnce(name: string, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
+  createRunOnce(name: string, scenarioIds: readonly number[], description: string): Promise<JsonApiDocument> {
     return this.exchange('test_runs/create', 'POST', '/test_runs', {
-      data: { attributes: { name, description: 'Published by playwright-tms-reporter', scenario_ids: scenarioIds } },
+      data: { attributes: { name, description, scenario_ids: scenarioIds } },
     });
   }
 
@@ -124,10 +129,34 @@ export class CucumberStudioClient {
     return this.call(`test_snapshots/get`, 'GET', `/test_runs/${runId}/test_snapshots/${snapshotId}?include=${include}`);
   }
 
-  postResultOnce(runId: number, snapshotId: string, status: string, description: string, author: string): Promise<JsonApiDocument> {
+  /** `stepStatuses`: one per step of the test, in order (the service reads a shorter list as scenario-level). */
+  postResultOnce(
+    runId: number,
+    snapshotId: string,
+    result: { status: string; description: string; author: string; stepStatuses?: readonly string[] },
+  ): Promise<JsonApiDocument> {
+    const { status, description, author, stepStatuses } = result;
     return this.exchange('test_results/create', 'POST', `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results`, {
-      data: { type: 'test-results', attributes: { status, 'status-author': author, description } },
+      data: {
+        type: 'test-results',
+        attributes: { status, 'status-author': author, description, ...(stepStatuses ? { 'step-statuses': stepStatuses } : {}) },
+      },
     });
+  }
+
+  private resultPath(runId: number, snapshotId: string, resultId: string): string {
+    return `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results/${resultId}/attachments`;
+  }
+
+  listResultAttachments(runId: number, snapshotId: string, resultId: string): Promise<JsonApiDocument> {
+    return this.call('attachments/list', 'GET', this.resultPath(runId, snapshotId, resultId));
+  }
+
+  /** One attempt (no retry): the caller looks before repeating an upload. Multipart, the file in part `file`. */
+  uploadAttachmentOnce(runId: number, snapshotId: string, resultId: string, file: UploadFile): Promise<JsonApiDocument> {
+    const form = new FormData();
+    form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
+    return this.exchange('attachments/create', 'POST', this.resultPath(runId, snapshotId, resultId), form);
   }
 
   /**

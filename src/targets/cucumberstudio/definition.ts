@@ -44,6 +44,11 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
     const wait = { ...tuning.wait, signal: deps.deadline?.expired };
-    return new CucumberStudioTarget(config, client, lane, { ...tuning, wait, replay: deps.replay ?? tuning.replay });
+    return new CucumberStudioTarget(config, client, lane, {
+      ...tuning,
+      wait,
+      replay: deps.replay ?? tuning.replay,
+      description: deps.runInfo?.description,
+    });
   },
 };

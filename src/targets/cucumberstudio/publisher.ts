@@ -10,22 +10,26 @@ import {
   type PublishResult,
   type StatusTable,
   type Target,
+  type UploadFile,
 } from '../../kit/target';
 import { withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient } from './client';
 import { TestIndex, waitForTests, type ReadyOptions } from './linkage';
 import { RunLifecycle } from './run-lifecycle';
+import { ResultWriter } from './results';
 import { ScenarioNames, toSnapshot } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
-export const STATUS_AUTHOR = 'playwright-tms-reporter';
+export { STATUS_AUTHOR } from './results';
 
 export interface CsTargetOptions {
   /** Polling of the test list (tests and benchmarks shorten it); the timeout defaults to snapshotTimeoutMs. */
   wait?: Partial<ReadyOptions>;
   /** Replay: check each test's last result before posting, in case an earlier run sent it but died before journaling. */
   replay?: boolean;
+  /** Description of a run this process creates (CI run link, branch, commit). */
+  description?: string;
 }
 
 /**
@@ -45,6 +49,7 @@ export class CucumberStudioTarget implements Target {
   /** Scenario id -> its tests in the run, once settled. */
   private readonly bySnapshot = new Map<number, string[]>();
   private readonly posted = new Map<string, string[]>();
+  private readonly results: ResultWriter;
   /** Why awaited scenarios still had no tests when the wait ended (the timeout), for their items. */
   private unready?: string;
 
@@ -57,7 +62,8 @@ export class CucumberStudioTarget implements Target {
     const resolved = resolveCsStatusMap(cfg.statusMap);
     this.byOutcome = resolved.byOutcome;
     this.statusWarnings = resolved.warnings;
-    this.lifecycle = new RunLifecycle(client, lane);
+    this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
+    this.results = new ResultWriter(client, lane, !!o.replay);
     this.index = new TestIndex({
       loadNames: async () => new ScenarioNames(asArray((await client.listScenarios()).data)),
       lookup: async (testId) => {
@@ -116,7 +122,8 @@ export class CucumberStudioTarget implements Target {
             reason: `scenario ${scenarioId} has no test in test run ${runId}${this.unready ? ` yet: ${this.unready}` : ''}`,
           });
         try {
-          await Promise.all(targets.map((sid) => this.postResult(runId, sid, String(item.status), item.comment)));
+          const input = { status: String(item.status), description: item.comment, steps: item.steps };
+          await Promise.all(targets.map((sid) => this.results.post(runId, sid, input)));
           this.posted.set(String(item.key), targets);
           result.done.push(item);
         } catch (error) {
@@ -125,6 +132,20 @@ export class CucumberStudioTarget implements Target {
       }),
     );
     return result;
+  }
+
+  async attach(item: PlanItem, file: UploadFile, { check }: { check: boolean }): Promise<'uploaded' | 'present'> {
+    const runId = Number(this.run.require().id);
+    if (!this.bySnapshot.has(Number(item.key))) await this.prepare([Number(item.key)]);
+    const tests = this.posted.get(item.key) ?? this.bySnapshot.get(Number(item.key)) ?? [];
+    if (!tests.length) throw new Error(`scenario ${item.key} has no test in test run ${runId}`);
+    return this.results.attach(runId, tests, file, check);
+  }
+
+  /** The run in the web app (same site as the API). */
+  link(): string | undefined {
+    const run = this.run.peek();
+    return run ? `${this.cfg.baseUrl}/projects/${this.cfg.projectId}/test-runs/${run.id}` : undefined;
   }
 
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
@@ -212,7 +233,12 @@ export class CucumberStudioTarget implements Target {
       waitForTests(
         {
           runId,
-          list: async () => asArray((await this.client.listTestsOnce(runId)).data).map(toSnapshot),
+          list: async () =>
+            asArray((await this.client.listTestsOnce(runId)).data).map((r) => {
+              const snapshot = toSnapshot(r);
+              if (snapshot.stepCount !== undefined) this.results.stepCounts.set(snapshot.id, snapshot.stepCount);
+              return snapshot;
+            }),
           index: this.index,
           todo,
           run: this.lifecycle,
@@ -231,25 +257,5 @@ export class CucumberStudioTarget implements Target {
     this.unready = state.ready
       ? undefined
       : `its tests were still being generated after ${Math.round(this.cfg.snapshotTimeoutMs / 1000)} s; the result stays in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`;
-  }
-
-  /**
-   * Posting a result is not idempotent, so an ambiguous failure (500 after being applied, reset) is
-   * followed by a look at the test's last result before the post is repeated; replay looks first.
-   */
-  private async postResult(runId: number, snapshotId: string, status: string, description: string): Promise<void> {
-    await this.lane.retry('test_results/create', async (attempt, previous) => {
-      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.o.replay)) {
-        if (await this.lastResultIs(runId, snapshotId, status, description)) return;
-      }
-      await this.client.postResultOnce(runId, snapshotId, status, description, STATUS_AUTHOR);
-    });
-  }
-
-  private async lastResultIs(runId: number, snapshotId: string, status: string, description: string): Promise<boolean> {
-    const doc = await this.client.getSnapshot(runId, snapshotId, 'last-result');
-    const last = (doc.included ?? []).find((r) => r.type === 'test-results');
-    const a = last?.attributes ?? {};
-    return a.status === status && (a.description ?? '') === description && a['status-author'] === STATUS_AUTHOR;
   }
 }

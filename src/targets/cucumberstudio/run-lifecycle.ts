@@ -33,6 +33,8 @@ export class RunLifecycle implements RunScenarios {
   constructor(
     private readonly client: CucumberStudioClient,
     private readonly lane: RequestLane,
+    /** What a run this process creates says about where it comes from (CI run link, branch, commit). */
+    private readonly description: string,
   ) {}
 
   /** Reuse an active run by exact name, else create it with the mapped ids (safe under retries and racing shards). */
@@ -50,7 +52,7 @@ export class RunLifecycle implements RunScenarios {
       create: async () => {
         let run: JsonApiResource | undefined;
         const sent = await this.withExisting(scenarioIds, true, async (ids) => {
-          run = asArray((await this.client.createRunOnce(name, ids)).data)[0];
+          run = asArray((await this.client.createRunOnce(name, ids, this.description)).data)[0];
         });
         created = { id: String(run?.id), sent };
         return run!;

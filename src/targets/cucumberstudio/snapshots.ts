@@ -6,10 +6,12 @@ export interface Snapshot {
   scenarioName: string;
   /** From `relationships.scenario.data.id` when the list carries the linkage (`include=scenario`); else absent. */
   scenarioId?: number;
+  /** Steps of the test (`definition-json.steps`), when the list gives them: what step statuses are padded to. */
+  stepCount?: number;
 }
 
 export function toSnapshot(r: JsonApiResource): Snapshot {
-  const def = (r.attributes?.['definition-json'] ?? {}) as { scenario_name?: string };
+  const def = (r.attributes?.['definition-json'] ?? {}) as { scenario_name?: string; steps?: unknown };
   const link = r.relationships?.scenario?.data;
   // Documented lists answer `scenario: {}`; only an identifier object counts as linkage.
   const scenarioId = link && !Array.isArray(link) && /^\d+$/.test(String(link.id)) ? Number(link.id) : undefined;
@@ -17,6 +19,7 @@ export function toSnapshot(r: JsonApiResource): Snapshot {
     id: String(r.id),
     scenarioName: String(def.scenario_name ?? r.attributes?.name ?? ''),
     ...(scenarioId === undefined ? {} : { scenarioId }),
+    ...(Array.isArray(def.steps) ? { stepCount: def.steps.length } : {}),
   };
 }
 

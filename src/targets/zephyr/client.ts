@@ -1,3 +1,4 @@
+import { FormData } from 'undici';
 import { BadResponseError } from '../../http/errors';
 import type { HttpRequest, HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
@@ -72,7 +73,8 @@ export class ZephyrClient {
     return this.lane.send(label, async () => this.http.json<T>(await this.signed(method, url, body), relative));
   }
 
-  private json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+  /** One request with the lane's retry policy (reads and absolute writes), parsed. */
+  json<T>(label: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
     return this.lane.retry(label, () => this.exchangeJson<T>(label, method, path, query, body));
   }
 
@@ -92,8 +94,11 @@ export class ZephyrClient {
       zapiAccessKey: this.creds.accessKey,
       Accept: 'application/json',
     };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    return { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body), credentialHeaders: CREDENTIAL_HEADERS };
+    // A multipart body goes as it is: undici writes its boundary into the Content-Type.
+    const multipart = body instanceof FormData;
+    if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
+    const payload = body === undefined ? undefined : multipart ? body : JSON.stringify(body);
+    return { method, url, headers, body: payload, credentialHeaders: CREDENTIAL_HEADERS };
   }
 
   /** Async endpoints answer with a job token: raw text, a JSON string, or `{"jobProgressToken": …}`. */
@@ -133,9 +138,14 @@ export class ZephyrClient {
   }
 
   /** One attempt of a create (no retry): callers re-check state before repeating it. */
-  async createCycleOnce(name: string, projectId: number, versionId: number, description: string): Promise<ZephyrCycle> {
+  async createCycleOnce(
+    name: string,
+    projectId: number,
+    versionId: number,
+    about: { description: string; build?: string; environment?: string },
+  ): Promise<ZephyrCycle> {
     return normalizeCycle(
-      await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, description }),
+      await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, ...about }),
       'POST /cycle',
     );
   }
@@ -154,13 +164,17 @@ export class ZephyrClient {
     });
   }
 
-  /** Sets one status on ≤ 1000 executions (absolute, so repeating it is harmless). */
-  bulkStatus(executionIds: readonly string[], statusId: number): Promise<string> {
+  /**
+   * Sets one status on ≤ 1000 executions (absolute, so repeating it is harmless); with `stepStatus`,
+   * every step result of those executions gets that status in the same call.
+   */
+  bulkStatus(executionIds: readonly string[], statusId: number, stepStatus?: number): Promise<string> {
     return this.job('executions/bulk-status', '/executions', {
       executions: executionIds,
       status: statusId,
       clearDefectMappingFlag: false,
-      testStepStatusChangeFlag: false,
+      testStepStatusChangeFlag: stepStatus !== undefined,
+      ...(stepStatus !== undefined ? { stepStatus } : {}),
     });
   }
 

@@ -2,6 +2,7 @@ import {
   pick,
   rawStrings,
   readBool,
+  readChoice,
   readInt,
   readRate,
   readStatusMap,
@@ -41,6 +42,14 @@ export interface ZephyrOptions {
    * minute), since the limit (about 30 per minute) counts every process on the key. Env `ZEPHYR_RATE_LIMIT`.
    */
   rateLimit?: string;
+  /**
+   * Step results: `passed` (default: a passed test's step results are set PASS by the bulk status call),
+   * `detailed` (failed tests also get per-step statuses from their top-level `test.step`s), `off`.
+   * Env `ZEPHYR_STEP_RESULTS`.
+   */
+  stepResults?: 'passed' | 'detailed' | 'off';
+  /** Your Jira site (`https://<site>.atlassian.net`), only to print a link to the cycle. Env `ZEPHYR_JIRA_URL`. */
+  jiraUrl?: string;
 }
 
 export interface ZephyrConfig {
@@ -57,11 +66,18 @@ export interface ZephyrConfig {
   readonly commentLimit: number;
   /** null = off; undefined = the default (see the definition). */
   readonly rateLimit: { count: number; windowMs: number } | null | undefined;
+  readonly stepResults: 'passed' | 'detailed' | 'off';
+  readonly jiraUrl?: string;
 }
 
 export const ZEPHYR_DEFAULT_BASE_URL = 'https://prod-api.zephyr4jiracloud.com/connect';
 /** Zephyr Server rejects comments over 750 characters; the cloud limit is not published. */
 export const ZEPHYR_COMMENT_LIMIT = 750;
+const STEP_RESULTS = ['passed', 'detailed', 'off'] as const;
+/** Names the settings a project/version error is about. */
+export const PROJECT_HINT = (p: number, v: number) =>
+  `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
+
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
 export const OPTION_KEYS = [
   'baseUrl',
@@ -76,6 +92,8 @@ export const OPTION_KEYS = [
   'failureComments',
   'commentLimit',
   'rateLimit',
+  'stepResults',
+  'jiraUrl',
 ];
 
 /** Enabled when an access key or secret key is given; undefined otherwise. */
@@ -109,6 +127,8 @@ export function readZephyrConfig({ options: o, env, problems: p, runName, contai
     failureComments: readBool(p, o.failureComments, env, 'zephyr.failureComments', 'ZEPHYR_FAILURE_COMMENTS', true),
     commentLimit: readInt(p, o.commentLimit, env, 'zephyr.commentLimit', 'ZEPHYR_COMMENT_LIMIT', 50) ?? ZEPHYR_COMMENT_LIMIT,
     rateLimit: readRate(p, o.rateLimit, env, 'zephyr.rateLimit', 'ZEPHYR_RATE_LIMIT'),
+    stepResults: readChoice(p, o.stepResults, env, 'zephyr.stepResults', 'ZEPHYR_STEP_RESULTS', STEP_RESULTS, 'passed'),
+    jiraUrl: readUrl(p, o.jiraUrl, env, 'zephyr.jiraUrl', 'ZEPHYR_JIRA_URL', '') || undefined,
   };
 }
 

@@ -45,7 +45,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const jobs = { ...(deps.tuning?.zephyr as JobWaitOptions | undefined), signal: deps.deadline?.expired };
-    return new ZephyrTarget(config, client, lane, jobs);
+    return new ZephyrTarget(config, client, lane, jobs, deps.runInfo);
   },
 };
 

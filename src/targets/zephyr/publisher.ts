@@ -2,25 +2,26 @@ import { aggregate, defaultComment } from '../../mapping';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
+import type { RunInfo } from '../../options';
 import {
-  checkStep,
   type BeginOptions,
   type CheckLine,
   type ContainerInfo,
   type PublishResult,
   type StatusTable,
   type Target,
+  type UploadFile,
 } from '../../kit/target';
 import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
-import type { ZephyrConfig } from './config';
+import { PROJECT_HINT, type ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
+import { checkZephyr } from './check';
+import { ExecutionEvidence, STEP_PASS } from './evidence';
 
 const ADD_CHUNK = 100;
-const PROJECT_HINT = (p: number, v: number) =>
-  `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
 const BULK_CHUNK = 1000;
 
 /**
@@ -37,13 +38,18 @@ export class ZephyrTarget implements Target {
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
   private readonly rejected = new Map<string, string>();
+  private readonly evidence: ExecutionEvidence;
 
   constructor(
     private readonly cfg: ZephyrConfig,
     private readonly client: ZephyrClient,
     private readonly lane: RequestLane,
     private readonly jobs: JobWaitOptions = {},
-  ) {}
+    /** What a cycle this process creates carries (build, environment, description). */
+    private readonly runInfo: RunInfo = { description: 'Published by playwright-tms-reporter' },
+  ) {
+    this.evidence = new ExecutionEvidence(client, lane);
+  }
 
   /**
    * The tenant's statuses are needed only to resolve a statusMap (names, custom ids); the defaults are
@@ -86,7 +92,8 @@ export class ZephyrTarget implements Target {
     await this.cycle.settled();
     await this.ensureInCycle(items.map((i) => i.key));
     const result: PublishResult = { done: [], failed: [] };
-    const bulk = new Map<number, Array<{ item: PlanItem; e: ZephyrExecution }>>();
+    // By status, and whether the step results go PASS with it (passed tests, unless stepResults is off).
+    const bulk = new Map<string, Array<{ item: PlanItem; e: ZephyrExecution }>>();
     const puts: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
     for (const item of items) {
       const e = this.executions.get(item.key);
@@ -98,17 +105,23 @@ export class ZephyrTarget implements Target {
       if (this.cfg.failureComments && item.comment) puts.push({ item, e });
       // Skipped tests are left as they are (UNEXECUTED when new): no call needed.
       else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
-      else bulk.set(status, [...(bulk.get(status) ?? []), { item, e }]);
+      else {
+        const steps = this.cfg.stepResults !== 'off' && (item.outcome === 'passed' || item.outcome === 'flaky');
+        const group = `${status}|${steps ? STEP_PASS : ''}`;
+        bulk.set(group, [...(bulk.get(group) ?? []), { item, e }]);
+      }
     }
     const { projectId, versionId } = this.cfg;
     const work: Array<Promise<void>> = [];
-    for (const [status, group] of bulk) {
-      for (const part of chunk(group, BULK_CHUNK)) {
+    for (const [group, members] of bulk) {
+      const [status, stepStatus] = group.split('|').map((v) => (v === '' ? undefined : Number(v))) as [number, number | undefined];
+      for (const part of chunk(members, BULK_CHUNK)) {
         work.push(
           (async () => {
             const token = await this.client.bulkStatus(
               part.map((p) => p.e.id),
               status,
+              stepStatus,
             );
             await waitForJob(this.client, token, this.jobs);
             for (const p of part) p.e.statusId = status;
@@ -123,8 +136,9 @@ export class ZephyrTarget implements Target {
       work.push(
         this.client
           .updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId })
-          .then(() => {
+          .then(async () => {
             e.statusId = Number(item.status);
+            if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
             result.done.push(item);
           })
           .catch((error: unknown) => {
@@ -134,6 +148,24 @@ export class ZephyrTarget implements Target {
     }
     await Promise.all(work);
     return result;
+  }
+
+  async attach(item: PlanItem, file: UploadFile, { check }: { check: boolean }): Promise<'uploaded' | 'present'> {
+    const cycleId = this.cycle.require().id;
+    if (!this.executions.has(item.key)) await this.ensureInCycle([item.key]);
+    const e = this.executions.get(item.key);
+    if (!e) throw new Error(this.rejected.get(item.key) ?? `${item.key} is not in the cycle`);
+    const { projectId, versionId } = this.cfg;
+    return this.evidence.attach(e, { cycleId, projectId, versionId }, file, item.tests[0]?.slice(0, 200) ?? item.key, check);
+  }
+
+  /** The cycle in the project's Zephyr view, when the Jira site is configured (the project key comes from a mapped issue). */
+  link(): string | undefined {
+    const cycle = this.cycle.peek();
+    const projectKey = [...this.executions.keys()][0]?.replace(/-\d+$/, '');
+    if (!this.cfg.jiraUrl || !cycle || !projectKey) return undefined;
+    const { projectId, versionId } = this.cfg;
+    return `${this.cfg.jiraUrl}/projects/${projectKey}?selectedItem=com.thed.zephyr.je__project-centric-view-tvm#?projectId=${projectId}&versionId=${versionId}&cycleId=${cycle.id}`;
   }
 
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
@@ -159,46 +191,8 @@ export class ZephyrTarget implements Target {
     };
   }
 
-  async check(): Promise<CheckLine[]> {
-    const lines: CheckLine[] = [];
-    const { projectId, versionId, cycleId, cycleName } = this.cfg;
-    const signed = await checkStep(lines, async () => {
-      this.statuses = await this.client.statuses();
-      return 'credentials and request signing (qsh round-trip) accepted';
-    });
-    if (!signed) return lines;
-    const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, this.statuses, false);
-    for (const w of warnings) lines.push({ ok: false, text: w });
-    if (!warnings.length)
-      lines.push({
-        ok: true,
-        text: `statuses: ${Object.entries(byOutcome)
-          .map(([o, id]) => `${o} → ${this.statusName(id)}`)
-          .join(', ')}`,
-      });
-    let cycles: ZephyrCycle[] = [];
-    const projectOk = await checkStep(lines, async () => {
-      cycles = await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId));
-      return `project ${projectId} and version ${versionId} found`;
-    });
-    if (!projectOk) return lines;
-    if (cycleId) {
-      const hint = `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId}`;
-      await checkStep(
-        lines,
-        async () =>
-          `cycle ${cycleId} ("${(await withHint(this.client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`,
-      );
-    } else {
-      const found = cycles.find((c) => c.name === cycleName && String(c.id) !== '-1');
-      lines.push({
-        ok: true,
-        text: found
-          ? `cycle "${cycleName}" exists (id ${found.id}) and will be reused`
-          : `cycle "${cycleName}" does not exist yet and will be created`,
-      });
-    }
-    return lines;
+  check(): Promise<CheckLine[]> {
+    return checkZephyr(this.cfg, this.client);
   }
 
   calls(): number {
@@ -228,7 +222,12 @@ export class ZephyrTarget implements Target {
         (await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId))).filter(
           (c) => c.name === name && String(c.id) !== '-1',
         ),
-      create: () => this.client.createCycleOnce(name, projectId, versionId, 'Published by playwright-tms-reporter'),
+      create: () =>
+        this.client.createCycleOnce(name, projectId, versionId, {
+          description: this.runInfo.description,
+          ...(this.runInfo.build ? { build: this.runInfo.build } : {}),
+          ...(this.runInfo.environment ? { environment: this.runInfo.environment } : {}),
+        }),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
       discard: async (c) => void (await this.client.deleteCycle(String(c.id), projectId, versionId)),

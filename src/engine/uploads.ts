@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Target } from '../kit/target';
+import type { AttachmentRef, PlanItem } from '../model';
+
+/** What one target's uploads came to (summary line and JSON). */
+export interface UploadTally {
+  uploaded: number;
+  /** Already attached by an earlier process (found by name before sending). */
+  present: number;
+  /** Not uploaded on purpose, one `name (why)` each: over attachmentMaxBytes, file gone by replay time. */
+  skipped: string[];
+  /** Could not be sent (kept in the outbox for replay), one `name: reason` each. */
+  failed: string[];
+}
+
+export interface UploadQueueOptions {
+  target: Target;
+  maxBytes: number;
+  /** `key \0 fileName` of files an earlier process journaled as attached. */
+  attached?: ReadonlySet<string>;
+  /** Look before each first upload (replay: an earlier process may have sent without journaling). */
+  check: boolean;
+  /** Journals one confirmed (or deliberately skipped) file. */
+  onDone(key: string, fileName: string): void;
+}
+
+/**
+ * The uploads of one target, one at a time behind the statuses: a result's files are queued once its
+ * status is confirmed, so a slow upload never holds a status back, and the lane's rate limit budgets
+ * both. Each file goes up at most once per (key, name): the journal remembers what is done.
+ */
+export class UploadQueue {
+  readonly tally: UploadTally = { uploaded: 0, present: 0, skipped: [], failed: [] };
+  private readonly queued = new Set<string>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: UploadQueueOptions) {}
+
+  /** Queues the item's files that are neither done nor queued. */
+  enqueue(item: PlanItem): void {
+    if (!this.o.target.attach || !item.attachments?.length) return;
+    for (const { ref, fileName } of uploadNames(item.attachments)) {
+      const id = `${item.key}\0${fileName}`;
+      if (this.o.attached?.has(id) || this.queued.has(id)) continue;
+      this.queued.add(id);
+      this.chain = this.chain.then(() => this.upload(item, ref, fileName));
+    }
+  }
+
+  /** Resolves when everything queued so far has been tried. */
+  drain(): Promise<void> {
+    return this.chain;
+  }
+
+  private async upload(item: PlanItem, ref: AttachmentRef, fileName: string): Promise<void> {
+    let bytes = ref.body;
+    if (!bytes) {
+      const size = fs.statSync(ref.path ?? '', { throwIfNoEntry: false })?.size;
+      if (size === undefined) return this.skip(item.key, fileName, `file gone: ${ref.path}`);
+      if (size > this.o.maxBytes) return this.skip(item.key, fileName, `${size} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
+      bytes = fs.readFileSync(ref.path as string);
+    } else if (bytes.length > this.o.maxBytes) {
+      return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
+    }
+    try {
+      const how = await this.o.target.attach!(item, { fileName, contentType: ref.contentType, bytes }, { check: this.o.check });
+      this.tally[how === 'present' ? 'present' : 'uploaded']++;
+      this.o.onDone(item.key, fileName);
+    } catch (error) {
+      this.tally.failed.push(`${fileName} (${item.key}): ${(error as Error).message}`);
+    }
+  }
+
+  private skip(key: string, fileName: string, why: string): void {
+    this.tally.skipped.push(`${fileName} (${why})`);
+    // Final: a replay would skip it again, so it must not keep the journal open.
+    this.o.onDone(key, fileName);
+  }
+}
+
+/**
+ * The name each file goes up under: the attachment's name with its file's extension (Playwright
+ * stores files under content hashes, so `notes` at `…/notes-3f2a….txt` goes up as `notes.txt`). Two
+ * files of one result with the same name are told apart by a short hash of their path, the same
+ * whatever order the tests finished in, so a replay sees the same names.
+ */
+export function uploadNames(files: readonly AttachmentRef[]): Array<{ ref: AttachmentRef; fileName: string }> {
+  const base = files.map((f) => withExtension(f.name, f.contentType, f.path ? path.extname(f.path) : undefined));
+  const counts = new Map<string, number>();
+  for (const b of base) counts.set(b, (counts.get(b) ?? 0) + 1);
+  return files.map((ref, i) => {
+    const b = base[i];
+    if ((counts.get(b) ?? 0) < 2) return { ref, fileName: b };
+    const hash = createHash('sha1')
+      .update(ref.path ?? ref.name)
+      .digest('hex')
+      .slice(0, 6);
+    return { ref, fileName: `${hash}-${b}` };
+  });
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'text/plain': '.txt',
+  'text/markdown': '.md',
+  'application/json': '.json',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'video/webm': '.webm',
+  'application/zip': '.zip',
+  'text/html': '.html',
+};
+
+/** A file name for an attachment: its name, made safe, with the extension of its file or else of its type. */
+export function withExtension(name: string, contentType: string, fileExtension?: string): string {
+  const safe = name.replace(/[^\w.-]+/g, '_') || 'attachment';
+  if (path.extname(safe)) return safe;
+  const ext = fileExtension || EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()];
+  return ext ? `${safe}${ext}` : safe;
+}

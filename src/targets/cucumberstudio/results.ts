@@ -1,0 +1,86 @@
+import type { RequestLane } from '../../kit/lane';
+import type { UploadFile } from '../../kit/target';
+import type { StepStatus } from '../../model';
+import { asArray, type CucumberStudioClient } from './client';
+
+export const STATUS_AUTHOR = 'playwright-tms-reporter';
+
+export interface ResultInput {
+  status: string;
+  description: string;
+  /** The Playwright test's top-level steps that ran (absent = none). */
+  steps?: readonly StepStatus[];
+}
+
+/**
+ * One status per step of the CucumberStudio test: the service reads a shorter list as scenario-level
+ * (spread over action words) and drops extra entries, so steps the Playwright test never reached are
+ * sent as `skipped` and extra ones are left out. Unknown step count: sent as they are.
+ */
+export function stepStatusesFor(steps: readonly StepStatus[] | undefined, stepCount: number | undefined): string[] | undefined {
+  if (!steps?.length) return undefined;
+  if (stepCount === undefined) return [...steps];
+  return Array.from({ length: stepCount }, (_, i) => steps[i] ?? 'skipped');
+}
+
+/**
+ * Results and their files. Posting a result and uploading a file are not idempotent, so an ambiguous
+ * failure (500 after being applied, reset) is followed by a look before the request is repeated; a
+ * replay looks first.
+ */
+export class ResultWriter {
+  /** Test id -> id of the result this process posted (files attach to it). */
+  private readonly resultIds = new Map<string, string>();
+  /** Test id -> number of steps of its scenario (from the run's test list). */
+  readonly stepCounts = new Map<string, number>();
+
+  constructor(
+    private readonly client: CucumberStudioClient,
+    private readonly lane: RequestLane,
+    private readonly replay: boolean,
+  ) {}
+
+  async post(runId: number, testId: string, input: ResultInput): Promise<void> {
+    const stepStatuses = stepStatusesFor(input.steps, this.stepCounts.get(testId));
+    await this.lane.retry('test_results/create', async (attempt, previous) => {
+      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.replay)) {
+        const last = await this.lastResult(runId, testId);
+        const a = last?.attributes ?? {};
+        if (last && a.status === input.status && (a.description ?? '') === input.description && a['status-author'] === STATUS_AUTHOR) {
+          this.resultIds.set(testId, String(last.id));
+          return;
+        }
+      }
+      const doc = await this.client.postResultOnce(runId, testId, { ...input, author: STATUS_AUTHOR, stepStatuses });
+      const id = asArray(doc.data)[0]?.id;
+      if (id !== undefined) this.resultIds.set(testId, String(id));
+    });
+  }
+
+  /** Attaches the file to the result of each test (a scenario with datasets has several). */
+  async attach(runId: number, testIds: readonly string[], file: UploadFile, check: boolean): Promise<'uploaded' | 'present'> {
+    let uploaded = false;
+    for (const testId of testIds) {
+      const resultId = this.resultIds.get(testId) ?? (await this.lastResult(runId, testId))?.id;
+      if (resultId === undefined) throw new Error(`test ${testId} of test run ${runId} has no result to attach ${file.fileName} to`);
+      await this.lane.retry('attachments/create', async (attempt, previous) => {
+        if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
+          if (await this.hasFile(runId, testId, String(resultId), file.fileName)) return;
+        }
+        await this.client.uploadAttachmentOnce(runId, testId, String(resultId), file);
+        uploaded = true;
+      });
+    }
+    return uploaded ? 'uploaded' : 'present';
+  }
+
+  private async lastResult(runId: number, testId: string) {
+    const doc = await this.client.getSnapshot(runId, testId, 'last-result');
+    return (doc.included ?? []).find((r) => r.type === 'test-results');
+  }
+
+  private async hasFile(runId: number, testId: string, resultId: string, fileName: string): Promise<boolean> {
+    const doc = await this.client.listResultAttachments(runId, testId, resultId);
+    return asArray(doc.data).some((a) => a.attributes?.['file-name'] === fileName || a.attributes?.name === fileName);
+  }
+}

@@ -1,0 +1,97 @@
+import { FormData } from 'undici';
+import { Blob } from 'node:buffer';
+import type { RequestLane } from '../../kit/lane';
+import type { UploadFile } from '../../kit/target';
+import type { StepStatus } from '../../model';
+import type { ZephyrClient, ZephyrExecution } from './client';
+
+/** Built-in step result statuses (`GET /teststep/statuses`), the same ids on every tenant. */
+export const STEP_PASS = 1;
+export const STEP_FAIL = 2;
+
+interface Where {
+  cycleId: string;
+  projectId: number;
+  versionId: number;
+}
+
+/**
+ * What goes with an execution besides its status: files (`POST /attachment`, every field in the query,
+ * so in the qsh) and per-step results. Uploads are not idempotent: an ambiguous failure is followed by
+ * a look at the execution's files before the upload is repeated; a replay looks first.
+ */
+export class ExecutionEvidence {
+  constructor(
+    private readonly client: ZephyrClient,
+    private readonly lane: RequestLane,
+  ) {}
+
+  async attach(e: ZephyrExecution, where: Where, file: UploadFile, comment: string, check: boolean): Promise<'uploaded' | 'present'> {
+    let uploaded = false;
+    await this.lane.retry('attachment/create', async (attempt, previous) => {
+      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
+        if (await this.hasFile(e.id, file.fileName)) return;
+      }
+      const form = new FormData();
+      form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
+      await this.client.exchange(
+        'attachment/create',
+        'POST',
+        '/attachment',
+        {
+          comment,
+          cycleId: where.cycleId,
+          entityId: e.id,
+          entityName: 'execution',
+          issueId: e.issueId,
+          projectId: where.projectId,
+          versionId: where.versionId,
+        },
+        form,
+      );
+      uploaded = true;
+    });
+    return uploaded ? 'uploaded' : 'present';
+  }
+
+  /**
+   * Per-step results of a failed test, matched by order: steps that passed PASS, the failing one FAIL;
+   * steps it never reached (and steps it has no result for) stay as they are. 1 + k calls.
+   */
+  async setSteps(e: ZephyrExecution, steps: readonly StepStatus[]): Promise<void> {
+    const found = await this.client.json<{ stepResults?: Array<{ id: string | number; orderId?: number }> }>(
+      'stepresult/search',
+      'GET',
+      '/stepresult/search',
+      { executionId: e.id, issueId: e.issueId },
+    );
+    const ordered = [...(found.stepResults ?? [])].sort((a, b) => Number(a.orderId ?? 0) - Number(b.orderId ?? 0));
+    await Promise.all(
+      ordered.slice(0, steps.length).map(async (r, i) => {
+        if (steps[i] === 'skipped') return;
+        const status = steps[i] === 'failed' ? STEP_FAIL : STEP_PASS;
+        await this.client.json(
+          'stepresult/update',
+          'PUT',
+          `/stepresult/${encodeURIComponent(String(r.id))}`,
+          {},
+          {
+            status: { id: status },
+            issueId: e.issueId,
+            executionId: e.id,
+          },
+        );
+      }),
+    );
+  }
+
+  private async hasFile(executionId: string, fileName: string): Promise<boolean> {
+    const found = await this.client.json<Record<string, Array<{ fileName?: string; name?: string }>>>(
+      'attachment/search',
+      'GET',
+      '/attachment/search/execution',
+      { entityId: executionId },
+    );
+    return (found?.[executionId] ?? []).some((a) => a.fileName === fileName || a.name === fileName);
+  }
+}

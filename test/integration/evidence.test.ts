@@ -1,0 +1,273 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { allFileText, csRun, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles } from './harness';
+
+/**
+ * Evidence with every result: files, step statuses. Real `playwright test` runs (live and through blob ->
+ * merge-reports) against the sandbox; assertions on what the sandbox holds.
+ */
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** 64 bytes 0..255 repeated: not valid UTF-8, so a client that sends text would change them. */
+const PNG = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+const NOTES = 'notes of the failing test\n';
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+const SUITE = {
+  'evidence.spec.ts': `
+import { test, expect } from '@playwright/test';
+import * as fs from 'node:fs';
+
+test('checkout fails at payment @cs-3 @PROJ-3', async ({}, testInfo) => {
+  await testInfo.attach('shot', { body: Buffer.from(${JSON.stringify([...PNG])}), contentType: 'image/png' });
+  const notes = testInfo.outputPath('notes.txt');
+  fs.writeFileSync(notes, ${JSON.stringify(NOTES)});
+  await testInfo.attach('notes', { path: notes, contentType: 'text/plain' });
+  await test.step('open cart', async () => {});
+  await test.step('pay', async () => { expect('declined').toBe('accepted'); });
+  await test.step('see receipt', async () => {});
+});
+
+test('catalogue works @cs-4 @PROJ-4', async ({}, testInfo) => {
+  await testInfo.attach('passed-note', { body: 'not uploaded under the failed policy', contentType: 'text/plain' });
+  await test.step('list', async () => {});
+  await test.step('filter', async () => {});
+  await test.step('open item', async () => {});
+});
+`,
+};
+
+function resultOf(name: string, scenarioId: number) {
+  const run = csRun(sandbox, name);
+  const snap = run.snapshots.find((s) => s.scenarioId === scenarioId)!;
+  return snap.results[snap.results.length - 1] as unknown as {
+    status: string;
+    stepStatuses: string[];
+    stepStatusesSent?: unknown;
+    attachments: Array<{ fileName: string; size: number; sha256: string }>;
+  };
+}
+
+interface ZEvidence {
+  issueKey: string;
+  statusId: number;
+  stepResults: Array<{ orderId: number; statusId: number; changes: number }>;
+  attachments: Array<{ id: string; fileName: string; size: number; sha256: string }>;
+}
+function executionOf(cycleName: string, key: string): ZEvidence {
+  const cycle = zephyrCycles(sandbox).find((c) => c.name === cycleName)!;
+  return (cycle.executions as unknown as ZEvidence[]).find((e) => e.issueKey === key)!;
+}
+const zephyrBytes = (id: string) =>
+  (sandbox.modules.find((m) => m.name === 'zephyr') as unknown as { attachmentBytes(id: string): Buffer }).attachmentBytes(id);
+const envFor = (name: string, extra: Record<string, string> = {}) => ({
+  ...sandbox.env(),
+  CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+  ZEPHYR_CYCLE_NAME: name,
+  ...extra,
+});
+
+const uploadsTo = (runId: number) =>
+  sandbox
+    .log()
+    .filter(
+      (e) =>
+        e.service === 'cucumberstudio' &&
+        e.method === 'POST' &&
+        e.target.includes(`/test_runs/${runId}/`) &&
+        e.target.endsWith('/attachments'),
+    );
+
+describe.each(MODES)('evidence (%s)', (mode) => {
+  it('Zephyr: the failed execution gets both files and per-step results; the passed one PASS steps and no file', async () => {
+    const name = `evidence z ${mode}`;
+    const run = await runPlaywright({ files: SUITE, env: envFor(name, { ZEPHYR_STEP_RESULTS: 'detailed' }), mode });
+    expect(run.summary?.targets.zephyr).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    const failed = executionOf(name, 'PROJ-3');
+    expect(failed.statusId).toBe(2);
+    const files = Object.fromEntries(failed.attachments.map((a) => [a.fileName, a]));
+    // Ours, plus the error context Playwright attaches to every failed test.
+    expect(Object.keys(files).sort()).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(zephyrBytes(files['shot.png'].id).equals(PNG)).toBe(true);
+    expect(files['notes.txt'].sha256).toBe(sha(NOTES));
+    // Steps before the failure PASS, the failing one FAIL, the one never reached untouched.
+    expect(failed.stepResults.map((r) => r.statusId)).toEqual([1, 2, -1]);
+    const passed = executionOf(name, 'PROJ-4');
+    expect(passed.statusId).toBe(1);
+    expect(passed.stepResults.map((r) => r.statusId)).toEqual([1, 1, 1]);
+    expect(passed.attachments).toEqual([]);
+    expect(run.output).toMatch(/Zephyr Squad: .*3 attachments uploaded/);
+    const env = sandbox.env();
+    const text = run.output + allFileText(run.dir);
+    for (const secret of [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN])
+      expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/JWT eyJ/);
+  });
+
+  it('CucumberStudio: a failed test sends its steps and both files; a passed test its steps and no file', async () => {
+    const name = `evidence cs ${mode}`;
+    const run = await runPlaywright({ files: SUITE, env: envFor(name), mode });
+    expect(run.summary?.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    const failed = resultOf(name, 3);
+    expect(failed.status).toBe('failed');
+    expect(failed.stepStatusesSent).toEqual(['passed', 'failed', 'skipped']);
+    expect(failed.stepStatuses).toEqual(['passed', 'failed', 'skipped']);
+    const files = Object.fromEntries(failed.attachments.map((a) => [a.fileName, a]));
+    expect(Object.keys(files).sort()).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(files['shot.png'].sha256).toBe(sha(PNG));
+    expect(files['notes.txt'].sha256).toBe(sha(NOTES));
+    const passed = resultOf(name, 4);
+    expect(passed.stepStatusesSent).toEqual(['passed', 'passed', 'passed']);
+    expect(passed.attachments).toEqual([]);
+    expect(run.summary?.targets.cucumberstudio?.attachments).toMatchObject({ uploaded: 3, skipped: [], failed: [] });
+    expect(run.output).toMatch(/CucumberStudio: .*3 attachments uploaded/);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
+
+describe('evidence: policies, limits, replay (live)', () => {
+  it('attachments: none makes no upload call; the steps still go', async () => {
+    const name = 'evidence cs none';
+    await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_ATTACHMENTS: 'none' }) });
+    const runId = csRun(sandbox, name).id;
+    expect(uploadsTo(runId)).toEqual([]);
+    const cycleId = zephyrCycles(sandbox).find((c) => c.name === name)!.id;
+    expect(sandbox.log().filter((e) => e.service === 'zephyr' && e.target.includes('/attachment') && e.target.includes(cycleId))).toEqual(
+      [],
+    );
+    expect(executionOf(name, 'PROJ-3').attachments).toEqual([]);
+    expect(resultOf(name, 3).stepStatusesSent).toEqual(['passed', 'failed', 'skipped']);
+    // stepResults `passed` (the default): the passed test's steps PASS in the bulk call, the failed test's untouched.
+    expect(executionOf(name, 'PROJ-4').stepResults.map((r) => r.statusId)).toEqual([1, 1, 1]);
+    expect(executionOf(name, 'PROJ-3').stepResults.map((r) => r.statusId)).toEqual([-1, -1, -1]);
+  });
+
+  it('CucumberStudio: every write applied but answered 500: each file is attached once and each result posted once', async () => {
+    const name = 'evidence ambiguous';
+    // (Zephyr cannot publish at all under this: its job tokens would never arrive. Its upload's look-before-retry is unit-tested.)
+    sandbox.setFaults('cucumberstudio', { appliedFaultRate: 1 });
+    let run;
+    try {
+      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { appliedFaultRate: 0 });
+    }
+    const ALL = ['error-context.md', 'notes.txt', 'shot.png'];
+    expect(
+      resultOf(name, 3)
+        .attachments.map((a) => a.fileName)
+        .sort(),
+    ).toEqual(ALL);
+    for (const id of [3, 4]) expect(csRun(sandbox, name).snapshots.find((s) => s.scenarioId === id)!.results).toHaveLength(1);
+    expect(run.summary?.targets.cucumberstudio).toMatchObject({ unsent: 0 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
+  it('a file over attachmentMaxBytes is skipped and named; the others go', async () => {
+    const name = 'evidence cs oversize';
+    const run = await runPlaywright({
+      files: SUITE,
+      env: envFor(name, { PW_TMS_ATTACHMENT_MAX_BYTES: '100' }),
+    });
+    // notes.txt is 26 bytes; shot.png 256 and Playwright's error context a few kB are over the limit.
+    expect(resultOf(name, 3).attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
+    expect(run.summary?.targets.cucumberstudio?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
+    expect(run.summary?.targets.zephyr?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
+    expect(executionOf(name, 'PROJ-3').attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
+    expect(run.output).toMatch(/CucumberStudio: .*skipped: .*shot\.png \(256 bytes/);
+    expect(run.output).toMatch(/Zephyr Squad: .*skipped: .*shot\.png \(256 bytes/);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
+  it('uploads refused during the run stay in the outbox; replay attaches each file exactly once', async () => {
+    const name = 'evidence cs replay';
+    const outage = {
+      method: 'POST',
+      pathIncludes: '/attachment',
+      status: 503,
+      body: 'Service Unavailable',
+      headers: { 'content-type': 'text/plain' },
+    };
+    sandbox.setFaults('cucumberstudio', { overrides: [outage] });
+    sandbox.setFaults('zephyr', { overrides: [outage] });
+    let run;
+    try {
+      run = await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_PUBLISH_TIMEOUT: '8' }) });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { overrides: [] });
+      sandbox.setFaults('zephyr', { overrides: [] });
+    }
+    expect(run.exitCode).toBe(1); // the test itself fails; publishing problems never fail the run
+    expect(resultOf(name, 3).attachments).toEqual([]);
+    expect(run.summary?.targets.cucumberstudio?.attachments?.failed).toHaveLength(3);
+    expect(run.summary?.targets.zephyr?.attachments?.failed).toHaveLength(3);
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    expect(executionOf(name, 'PROJ-3').attachments).toEqual([]);
+    const replay = await runReplay(run.outboxDir, sandbox.env());
+    expect(replay.exitCode, replay.output).toBe(0);
+    expect(
+      resultOf(name, 3)
+        .attachments.map((a) => a.fileName)
+        .sort(),
+    ).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(
+      executionOf(name, 'PROJ-3')
+        .attachments.map((a) => a.fileName)
+        .sort(),
+    ).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    // A second replay has nothing to send.
+    const again = await runReplay(run.outboxDir, sandbox.env());
+    expect(again.exitCode).toBe(0);
+    expect(resultOf(name, 3).attachments).toHaveLength(3);
+    expect(executionOf(name, 'PROJ-3').attachments).toHaveLength(3);
+    // Results were posted once each (the replay only attached the files).
+    const run3 = csRun(sandbox, name).snapshots.find((s) => s.scenarioId === 3)!;
+    expect(run3.results).toHaveLength(1);
+  });
+});
+
+describe('CI metadata and links (live)', () => {
+  it('a cycle / run this reporter creates carries the CI build, environment and run link; the summary links to them', async () => {
+    const name = 'evidence ci';
+    const ci = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_RUN_ID: '987654',
+      GITHUB_RUN_NUMBER: '42',
+      GITHUB_REF_NAME: 'main',
+      GITHUB_SHA: '0123456789abcdef0123456789abcdef01234567',
+      ZEPHYR_JIRA_URL: 'https://acme.atlassian.net',
+      PW_TMS_ENVIRONMENT: 'staging',
+    };
+    const run = await runPlaywright({ files: SUITE, env: envFor(name, ci) });
+    const cycle = zephyrCycles(sandbox).find((c) => c.name === name) as unknown as {
+      id: string;
+      build: string;
+      environment: string;
+      description: string;
+    };
+    expect(cycle.build).toBe('42');
+    expect(cycle.environment).toBe('staging');
+    expect(cycle.description).toContain('https://github.com/acme/shop/actions/runs/987654');
+    expect(cycle.description).toContain('main');
+    expect(csRun(sandbox, name).description).toContain('https://github.com/acme/shop/actions/runs/987654');
+    expect(run.summary?.targets.zephyr?.link).toMatch(/^https:\/\/acme\.atlassian\.net\/projects\/PROJ\?.*cycleId=/);
+    expect(run.summary?.targets.zephyr?.link).toContain(cycle.id);
+    expect(run.output).toContain(run.summary!.targets.zephyr!.link!);
+    expect(run.summary?.targets.cucumberstudio?.link).toBe(`${sandbox.origin}/projects/1/test-runs/${csRun(sandbox, name).id}`);
+    // A second run reuses both and leaves them as they are.
+    await runPlaywright({ files: SUITE, env: envFor(name, { ...ci, GITHUB_RUN_ID: '111', GITHUB_RUN_NUMBER: '43' }) });
+    const again = zephyrCycles(sandbox).find((c) => c.name === name) as unknown as { build: string; description: string };
+    expect(again.build).toBe('42');
+    expect(csRun(sandbox, name).description).toContain('987654');
+  });
+});

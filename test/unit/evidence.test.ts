@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { uploadNames, withExtension } from '../../src/engine/uploads';
+import { aggregate, defaultComment, fitComment, recordOf, stepStatuses, type TestLike } from '../../src/mapping';
+import type { TestRecord } from '../../src/model';
+import { stepStatusesFor } from '../../src/targets/cucumberstudio/results';
+
+const rec = (over: Partial<TestRecord>): TestRecord => ({
+  testId: 't',
+  title: 'a test',
+  keys: { x: ['K-1'] },
+  outcome: 'failed',
+  attempts: 1,
+  ...over,
+});
+
+describe('failure comments', () => {
+  it('keep the first error line and the location when the text must be cut', () => {
+    const error = `Expected "accepted", got "declined"\n${'call log line\n'.repeat(200)}`;
+    const comment = defaultComment({ outcome: 'failed', records: [rec({ error, errorLocation: 'tests/pay.spec.ts:12:7' })] }, 200);
+    expect(comment.length).toBeLessThanOrEqual(200);
+    expect(comment).toMatch(/^Failed: a test\nExpected "accepted", got "declined"\nat tests\/pay\.spec\.ts:12:7\ncall log line/);
+    expect(comment).toMatch(/… \[truncated\]$/);
+  });
+
+  it('give every test its head before any test its rest', () => {
+    const long = (n: number) => `first line ${n}\n${'x'.repeat(2000)}`;
+    const comment = fitComment(
+      [1, 2, 3].map((n) => ({ head: `Failed: t${n}\n${long(n).split('\n')[0]}`, rest: `\n${'x'.repeat(2000)}` })),
+      300,
+    );
+    for (const n of [1, 2, 3]) expect(comment).toContain(`first line ${n}`);
+  });
+
+  it('are left whole when they fit', () => {
+    const comment = defaultComment({ outcome: 'failed', records: [rec({ error: 'boom\nline 2', errorLocation: 'a.ts:1:1' })] }, 750);
+    expect(comment).toBe('Failed: a test\nboom\nat a.ts:1:1\nline 2');
+  });
+});
+
+describe('evidence of a result', () => {
+  const policy = {
+    statusFor: (o: string) => (o === 'passed' ? 1 : 2),
+    rank: (s: number) => s,
+    comment: (i: { outcome: 'failed' | 'passed'; records: TestRecord[] }) => defaultComment(i, 100),
+  };
+
+  it('steps come from the test that decided the status; files from every test, each path once', () => {
+    const a = rec({
+      testId: 'a',
+      outcome: 'passed',
+      steps: ['passed', 'passed'],
+      attachments: [{ name: 'shot', contentType: 'image/png', path: '/x/a.png' }],
+    });
+    const b = rec({
+      testId: 'b',
+      outcome: 'failed',
+      error: 'e',
+      steps: ['passed', 'failed'],
+      attachments: [
+        { name: 'shot', contentType: 'image/png', path: '/x/b.png' },
+        { name: 'shot', contentType: 'image/png', path: '/x/a.png' },
+      ],
+    });
+    const [item] = aggregate([a, b], (r) => r.keys.x, policy);
+    expect(item.steps).toEqual(['passed', 'failed']);
+    expect(item.attachments?.map((f) => f.path)).toEqual(['/x/a.png', '/x/b.png']);
+  });
+
+  it('the full error goes up as error.txt only when the comment was cut and the policy covers the test', () => {
+    const long = 'E'.repeat(500);
+    const [cut] = aggregate([rec({ error: long, evidence: true })], (r) => r.keys.x, policy);
+    expect(cut.attachments?.map((f) => f.name)).toEqual(['error.txt']);
+    expect(cut.attachments?.[0].body?.toString()).toContain(long);
+    const [notCovered] = aggregate([rec({ error: long })], (r) => r.keys.x, policy);
+    expect(notCovered.attachments).toBeUndefined();
+    const [short] = aggregate([rec({ error: 'short', evidence: true })], (r) => r.keys.x, policy);
+    expect(short.attachments).toBeUndefined();
+  });
+
+  it('top-level test.step statuses only; a record of a failed test knows where its error was thrown', () => {
+    const steps = [
+      { category: 'hook' },
+      { category: 'test.step' },
+      { category: 'expect', error: {} },
+      { category: 'test.step', error: { message: 'x' } },
+    ];
+    expect(stepStatuses({ status: 'failed', retry: 0, steps })).toEqual(['passed', 'failed']);
+    const test: TestLike = {
+      id: 'id',
+      title: 't',
+      tags: [],
+      annotations: [],
+      retries: 0,
+      results: [{ status: 'failed', retry: 0, error: { message: 'boom', location: { file: 'a.spec.ts', line: 3, column: 5 } } }],
+      outcome: () => 'unexpected',
+      titlePath: () => ['', 'p', 't'],
+    };
+    expect(recordOf(test, [], { attachments: 'failed' })).toMatchObject({ error: 'boom', errorLocation: 'a.spec.ts:3:5', evidence: true });
+    expect(recordOf(test, [], { attachments: 'none' })?.evidence).toBeUndefined();
+  });
+});
+
+describe('upload names', () => {
+  it('the attachment name with its file extension; duplicates told apart by a hash of the path, whatever the order', () => {
+    const files = [
+      { name: 'screenshot', contentType: 'image/png', path: '/r/t/test-failed-1.png' },
+      { name: 'screenshot', contentType: 'image/png', path: '/r/t/test-failed-2.png' },
+      { name: 'notes', contentType: 'text/plain', path: '/r/t/notes-3f2a.txt' },
+      { name: 'report.html', contentType: 'text/html', path: '/r/t/abc.html' },
+    ];
+    const names = uploadNames(files).map((n) => n.fileName);
+    expect(names[2]).toBe('notes.txt');
+    expect(names[3]).toBe('report.html');
+    expect(names[0]).toMatch(/^[0-9a-f]{6}-screenshot\.png$/);
+    expect(names[0]).not.toBe(names[1]);
+    expect(uploadNames([files[1], files[0]]).map((n) => n.fileName)).toEqual([names[1], names[0]]);
+  });
+
+  it('a body gets the extension of its type', () => {
+    expect(withExtension('trace', 'application/zip')).toBe('trace.zip');
+    expect(withExtension('a b/c', 'text/plain')).toBe('a_b_c.txt');
+    expect(withExtension('blob', 'application/x-unknown')).toBe('blob');
+  });
+});
+
+describe('CucumberStudio step statuses', () => {
+  it('one per step of the test: steps never reached are skipped, extra ones dropped', () => {
+    expect(stepStatusesFor(['passed', 'failed'], 3)).toEqual(['passed', 'failed', 'skipped']);
+    expect(stepStatusesFor(['passed', 'passed', 'passed', 'passed'], 2)).toEqual(['passed', 'passed']);
+    expect(stepStatusesFor(undefined, 3)).toBeUndefined();
+    expect(stepStatusesFor(['passed'], undefined)).toEqual(['passed']);
+  });
+});
