@@ -1,6 +1,7 @@
 import type { SandboxRequest, SandboxResponse } from '../types';
 import { ApiError, ERR, errorResponse } from './http';
 import type { JobQueue } from './jobs';
+import type { ZephyrSettings } from './settings';
 import type { ZephyrStore } from './store';
 import { ok, type Route } from './context';
 import { cycleRoutes } from './routes-cycles';
@@ -28,7 +29,13 @@ const METHOD_HINTS: Record<string, string> = {
  * known paths with another method → 405, invalid JSON bodies on POST/PUT → 400 `Invalid Json`;
  * handler errors (ApiError) become the §5 envelope.
  */
-export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStore, jobs: JobQueue, sub: string): SandboxResponse {
+export function dispatch(
+  req: SandboxRequest,
+  relPath: string,
+  state: { store: ZephyrStore; jobs: JobQueue; settings: ZephyrSettings },
+  sub: string,
+): SandboxResponse {
+  const { store, jobs, settings } = state;
   const method = req.method.toUpperCase();
   const path = relPath.length > 1 && relPath.endsWith('/') ? relPath.slice(0, -1) : relPath;
   if (!path.startsWith(API_PREFIX + '/')) return errorResponse(404, `No such resource: ${req.method} ${req.rawPath}`, 404, 'not-found');
@@ -65,7 +72,7 @@ export function dispatch(req: SandboxRequest, relPath: string, store: ZephyrStor
   const hasBody = method === 'POST' || method === 'PUT';
   if (hasBody && req.bodyParseError !== undefined) return errorResponse(400, 'Invalid Json', ERR.generic, routeName);
   try {
-    const answer = found.route.handler({ req, store, jobs, sub, params: found.params, body: hasBody ? req.body : undefined });
+    const answer = found.route.handler({ req, store, jobs, settings, sub, params: found.params, body: hasBody ? req.body : undefined });
     return { ...answer, route: routeName };
   } catch (e) {
     if (e instanceof ApiError) return errorResponse(e.status, e.message, e.errorCode, routeName);
