@@ -30,7 +30,10 @@ export interface RequestLogEntry {
   target: string;
   route: string;
   status: number;
+  /** Wall-clock time (ms since the epoch) the answer was sent. */
   at: number;
+  /** A rate-limited answer's wait as the client was told it, in whole seconds. */
+  waitSeconds?: number;
 }
 
 export interface SandboxCoreOptions {
@@ -210,10 +213,12 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     if (f.latencyMs > 0) await new Promise((r) => setTimeout(r, f.latencyMs));
 
     let answer: SandboxResponse;
+    let waitSeconds: number | undefined;
     const wait = limiters.get(module.name)!.take(module.rateLimitKey(sreq, req.socket.remoteAddress ?? ''), now(), f.rateLimit);
     if (wait > 0) {
       st.rateLimited++;
-      answer = { ...module.rateLimitResponse(Math.max(1, Math.ceil(wait / 1000))), route: 'rate-limited' };
+      waitSeconds = Math.max(1, Math.ceil(wait / 1000));
+      answer = { ...module.rateLimitResponse(waitSeconds), route: 'rate-limited' };
     } else {
       const canned = takeOverride(f, sreq);
       if (canned) {
@@ -227,7 +232,15 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     st.byRoute[route] = (st.byRoute[route] ?? 0) + 1;
     st.byStatus[answer.status] = (st.byStatus[answer.status] ?? 0) + 1;
     if (requestLog.length < MAX_LOG) {
-      requestLog.push({ service: module.name, method: sreq.method, target: rawTarget, route, status: answer.status, at: Date.now() });
+      const entry: RequestLogEntry = {
+        service: module.name,
+        method: sreq.method,
+        target: rawTarget,
+        route,
+        status: answer.status,
+        at: Date.now(),
+      };
+      requestLog.push(waitSeconds === undefined ? entry : { ...entry, waitSeconds });
     }
     st.bytesOut += write(res, answer);
   }

@@ -67,6 +67,8 @@ describe('zephyr sandbox settings: retryAfter', () => {
     expect(r.text).toBe(PLEASE_WAIT);
     expect(r.headers.get('content-type')).toBe('application/json;charset=UTF-8');
     expect(r.headers.get('retry-after')).toBe(header);
+    expect(h.sandbox.log().at(-1)).toMatchObject({ status: 429, route: 'rate-limited', waitSeconds: 3 });
+    expect(h.sandbox.log()[0].waitSeconds).toBeUndefined();
   });
 
   it("defaults to 'none' (production today); retryAfterHeader: true still means 'seconds'", async () => {
