@@ -6,6 +6,7 @@
  * figure must not grow with the project. Next to it, same sandbox: the bytes of the project's whole scenario
  * list, i.e. what one read of it (the fallback without linkage) would cost.
  */
+const fs = require('node:fs');
 const path = require('node:path');
 const L = require('./lib');
 
@@ -23,9 +24,13 @@ async function publish(env, recs, name) {
   );
   if (config.problems.length) throw new Error(`bench config: ${config.problems.join('; ')}`);
   const run = new L.PublishRun(config, { printer: L.silentPrinter() });
-  run.start(recs);
-  run.journal(recs);
-  return run.finish(recs, 0);
+  try {
+    run.start(recs);
+    run.journal(recs);
+    return await run.finish(recs, 0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Bytes of the project's whole scenario list, read once as the fallback would. */
