@@ -10,6 +10,7 @@ const L = require('./lib');
 const P = require('./publisher');
 const R = require('./playwright-runs');
 const T = require('./tail');
+const B = require('./bytes');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -49,6 +50,7 @@ const FIGURES = [
   ['6', 'Fault matrix (real runs, exact state)', R.faultMatrix],
   ['7', 'Bad input matrix (test/integration/bad-input.test.ts)', badInput],
   ['8', 'Tail under real limits (time-scaled 30×)', T.tailUnderLimits],
+  ['9', 'CucumberStudio bytes downloaded for 20 mapped scenarios vs the project size', B.csBytes],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -189,6 +191,18 @@ function table(results) {
         );
       else add('8', `  baseline (all at finish), ${who}`, measured, '', '');
     }
+  }
+  const f9 = results['9'];
+  if (f9 && !f9.error) {
+    for (const r of f9.rows)
+      add(
+        '9',
+        `CucumberStudio bytes, ${r.mapped} mapped in ${r.scenarioCount.toLocaleString('en')} scenarios`,
+        `${(r.bytesOut / 1024).toFixed(1)} KB, ${r.calls} calls (whole scenario list: ${(r.wholeScenarioListBytes / 1024).toFixed(0)} KB)${r.exact ? '' : ' NOT EXACT'}`,
+        '≤ 200 KB, flat',
+        `${yes(r.target.bytes)}/${yes(r.target.exact)}`,
+      );
+    add('9', 'bytes, 20,000 vs 200 scenarios', `×${f9.growth}`, '', '');
   }
   for (const [id, v] of Object.entries(results)) if (v && v.error) add(id, 'ERROR', v.error.slice(0, 140), '', 'MISSED');
   const widths = [3, 70, 80, 22, 10];

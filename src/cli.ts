@@ -20,6 +20,7 @@ Commands:
   check                verify credentials and ids from env (read-only); exit 0 when all good
 ${CREATE_LINES.join('\n')}
   sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit N/SECONDS]
+          [--set SERVICE.SETTING=VALUE ...] [--former-host [--former-host-status 301|302|307|308]]
                        local stand-in for the services
 `;
 

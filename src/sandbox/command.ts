@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import { REDIRECT_STATUSES, type RedirectStatus } from './former-host';
 import { parseRateLimit } from './limits';
-import { startSandbox } from './index';
+import { startSandbox, type RunningSandbox } from './index';
 
 /** `playwright-tms-reporter sandbox [...]`: runs the sandbox until SIGINT/SIGTERM, printing the env that points the reporter at it. */
 export async function sandboxCommand(args: string[]): Promise<number> {
@@ -15,6 +16,9 @@ export async function sandboxCommand(args: string[]): Promise<number> {
       'reset-rate': { type: 'string', default: '0' },
       'rate-limit': { type: 'string' },
       seed: { type: 'string', default: '42' },
+      set: { type: 'string', multiple: true, default: [] },
+      'former-host': { type: 'boolean', default: false },
+      'former-host-status': { type: 'string', default: '301' },
     },
   });
   const num = (name: string, v: string | undefined, max = Infinity) => {
@@ -30,14 +34,30 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     resetRate: num('reset-rate', values['reset-rate'], 1),
     rateLimit: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : null,
   };
+  const settings = values.set.map(parseSetting);
+  const formerStatus = Number(values['former-host-status']) as RedirectStatus;
+  if (!REDIRECT_STATUSES.includes(formerStatus)) {
+    throw new Error(`--former-host-status expects one of ${REDIRECT_STATUSES.join(', ')}, got "${values['former-host-status']}"`);
+  }
   const sandbox = await startSandbox({
     port: num('port', values.port),
     host: values.host,
     seed: num('seed', values.seed),
     faults: { zephyr: faults, cucumberstudio: faults },
+    ...(values['former-host'] ? { formerHost: { service: 'cucumberstudio', status: formerStatus } } : {}),
   });
+  try {
+    for (const s of settings) applySetting(sandbox, s);
+  } catch (error) {
+    await sandbox.close();
+    throw error;
+  }
   const lines = Object.entries(sandbox.env()).map(([k, v]) => `export ${k}='${v}'`);
   process.stdout.write(`Sandbox for Zephyr Squad Cloud and CucumberStudio listening on ${sandbox.origin}\n`);
+  if (sandbox.formerOrigin) {
+    process.stdout.write(`CucumberStudio's former host on ${sandbox.formerOrigin} answers ${formerStatus} to ${sandbox.origin}\n`);
+  }
+  if (settings.length > 0) process.stdout.write(`Settings: ${JSON.stringify(sandbox.settings())}\n`);
   process.stdout.write(`State: ${sandbox.origin}/__sandbox/state   Stats: ${sandbox.origin}/__sandbox/stats\n\n`);
   process.stdout.write(`# point the reporter at it:\n${lines.join('\n')}\n`);
   await new Promise<void>((resolve) => {
@@ -47,4 +67,40 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   });
   await sandbox.close();
   return 0;
+}
+
+export interface SettingFlag {
+  service: string;
+  key: string;
+  value: string;
+}
+
+/** `--set <service>.<key>=<value>`, e.g. `zephyr.retryAfter=zero`. */
+export function parseSetting(text: string): SettingFlag {
+  const m = /^([a-z][a-z0-9-]*)\.([A-Za-z][A-Za-z0-9]*)=(.*)$/s.exec(text.trim());
+  if (!m) throw new Error(`--set expects <service>.<setting>=<value> (e.g. zephyr.retryAfter=zero), got "${text}"`);
+  return { service: m[1], key: m[2], value: m[3] };
+}
+
+/**
+ * Applies one `--set`. The value is tried as JSON first (numbers, booleans, null, objects), then as the text
+ * itself, so both `generationDelayMs=500` and `generationAnswer=423` (a string setting) mean what they say.
+ */
+export function applySetting(sandbox: RunningSandbox, s: SettingFlag): void {
+  let parsed: unknown = s.value;
+  try {
+    parsed = JSON.parse(s.value);
+  } catch {
+    /* plain text */
+  }
+  try {
+    sandbox.configure(s.service, { [s.key]: parsed });
+  } catch (error) {
+    if (parsed === s.value) throw error;
+    try {
+      sandbox.configure(s.service, { [s.key]: s.value });
+    } catch {
+      throw error;
+    }
+  }
 }

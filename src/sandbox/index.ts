@@ -4,6 +4,7 @@ import { createCucumberStudioModule, type CucumberStudioSandboxOptions } from '.
 
 export type { RunningSandbox, ServiceStats, RequestLogEntry } from './server';
 export type { ServiceFaults, ServiceName } from './types';
+export type { FormerHostOptions, FormerHostStats, RedirectStatus } from './former-host';
 export type { ZephyrSandboxOptions } from './zephyr';
 export type { CucumberStudioSandboxOptions } from './cucumberstudio';
 export { parseRateLimit } from './limits';

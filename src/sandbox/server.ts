@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { adminAnswer } from './admin';
+import { startFormerHost, type FormerHost, type FormerHostOptions, type FormerHostStats } from './former-host';
 import { NO_FAULTS, RateLimiter, seededRandom } from './limits';
-import type { ResponseOverride, SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
+import { readBody, send, write } from './wire';
+import { takeOverride, withOwnOverrides } from './overrides';
+import type { SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
 
 /** Counters the core keeps per service: what the sandbox received and how it answered. */
 export interface ServiceStats {
@@ -17,6 +20,8 @@ export interface ServiceStats {
   overridden: number;
   /** Bytes of the answer bodies sent (what a client downloads). */
   bytesOut: number;
+  /** Only for the service given a former host: what reached it (not counted in `requests`, logged as route `former host`). */
+  formerHost?: FormerHostStats;
 }
 
 export interface RequestLogEntry {
@@ -25,7 +30,10 @@ export interface RequestLogEntry {
   target: string;
   route: string;
   status: number;
+  /** Wall-clock time (ms since the epoch) the answer was sent. */
   at: number;
+  /** A rate-limited answer's wait as the client was told it, in whole seconds. */
+  waitSeconds?: number;
 }
 
 export interface SandboxCoreOptions {
@@ -35,6 +43,8 @@ export interface SandboxCoreOptions {
   faults?: Partial<Record<ServiceName, Partial<ServiceFaults>>>;
   /** Monotonic clock (ms) for rate limits and arrival times. Default `performance.now()`. For tests. */
   now?: () => number;
+  /** Also start a former host for one service, redirecting to this sandbox (see `FormerHostOptions`). */
+  formerHost?: FormerHostOptions;
 }
 
 /** The running sandbox: origin, env for the reporter, state, stats and run-time fault switches. */
@@ -42,6 +52,9 @@ export interface RunningSandbox {
   readonly origin: string;
   readonly port: number;
   readonly modules: ServiceModule[];
+  /** Origin of the former host when one was asked for (`SandboxCoreOptions.formerHost`). */
+  readonly formerOrigin: string | undefined;
+  /** Env for the reporter; with a former host, that service's base URL points at the former host. */
   env(): Record<string, string>;
   state(): Record<string, unknown>;
   stats(): Record<string, ServiceStats>;
@@ -92,6 +105,9 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   }
   const sockets = new Set<Socket>();
   let origin = '';
+  let former: FormerHost | undefined;
+  const formerStats = (): FormerHostStats | undefined =>
+    former && { origin: former.origin, status: former.status, requests: 0, byMethod: {} };
 
   const sandbox: RunningSandbox = {
     get origin() {
@@ -101,7 +117,10 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       return Number(new URL(origin).port);
     },
     modules,
-    env: () => Object.assign({}, ...modules.map((m) => m.env(origin))),
+    get formerOrigin() {
+      return former?.origin;
+    },
+    env: () => Object.assign({}, ...modules.map((m) => m.env(former && m.name === options.formerHost?.service ? former.origin : origin))),
     state: () => Object.fromEntries(modules.map((m) => [m.name, m.snapshot()])),
     stats: () => Object.fromEntries([...stats].map(([k, v]) => [k, structuredClone(v)])),
     log: () => requestLog.slice(),
@@ -124,13 +143,16 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
         stats.set(m.name, emptyStats());
         limiters.get(m.name)?.reset();
       }
+      if (former) stats.get(options.formerHost!.service)!.formerHost = formerStats();
       requestLog.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await former?.close();
+      await new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 
   const server: Server = createServer((req, res) => {
@@ -191,10 +213,12 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     if (f.latencyMs > 0) await new Promise((r) => setTimeout(r, f.latencyMs));
 
     let answer: SandboxResponse;
+    let waitSeconds: number | undefined;
     const wait = limiters.get(module.name)!.take(module.rateLimitKey(sreq, req.socket.remoteAddress ?? ''), now(), f.rateLimit);
     if (wait > 0) {
       st.rateLimited++;
-      answer = { ...module.rateLimitResponse(Math.max(1, Math.ceil(wait / 1000))), route: 'rate-limited' };
+      waitSeconds = Math.max(1, Math.ceil(wait / 1000));
+      answer = { ...module.rateLimitResponse(waitSeconds), route: 'rate-limited' };
     } else {
       const canned = takeOverride(f, sreq);
       if (canned) {
@@ -208,7 +232,15 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     st.byRoute[route] = (st.byRoute[route] ?? 0) + 1;
     st.byStatus[answer.status] = (st.byStatus[answer.status] ?? 0) + 1;
     if (requestLog.length < MAX_LOG) {
-      requestLog.push({ service: module.name, method: sreq.method, target: rawTarget, route, status: answer.status, at: Date.now() });
+      const entry: RequestLogEntry = {
+        service: module.name,
+        method: sreq.method,
+        target: rawTarget,
+        route,
+        status: answer.status,
+        at: Date.now(),
+      };
+      requestLog.push(waitSeconds === undefined ? entry : { ...entry, waitSeconds });
     }
     st.bytesOut += write(res, answer);
   }
@@ -239,58 +271,30 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   });
   const addr = server.address() as AddressInfo;
   origin = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  if (options.formerHost) await addFormerHost(options.formerHost, addr.address);
   return sandbox;
-}
 
-/** Copies the override list so that `times` counts down on the sandbox's own copy, not the caller's. */
-function withOwnOverrides(f: ServiceFaults): ServiceFaults {
-  return f.overrides ? { ...f, overrides: f.overrides.map((o) => ({ ...o, headers: o.headers ? { ...o.headers } : undefined })) } : f;
-}
-
-/** The first matching override (its `times` counted down; dropped when used up), or undefined. */
-function takeOverride(f: ServiceFaults, req: SandboxRequest): ResponseOverride | undefined {
-  const list = f.overrides;
-  if (!list?.length) return undefined;
-  const i = list.findIndex(
-    (o) =>
-      (!o.method || o.method.toUpperCase() === req.method) &&
-      (o.pathIncludes !== undefined || o.pathEquals !== undefined) &&
-      (o.pathIncludes === undefined || req.rawTarget.includes(o.pathIncludes)) &&
-      (o.pathEquals === undefined || req.rawPath === o.pathEquals),
-  );
-  if (i < 0) return undefined;
-  const o = list[i];
-  if (o.times !== undefined) {
-    o.times--;
-    if (o.times <= 0) list.splice(i, 1);
+  async function addFormerHost(o: FormerHostOptions, host: string): Promise<void> {
+    const st = stats.get(o.service);
+    if (!st) {
+      server.close();
+      throw new Error(`sandbox: no service ${o.service} for the former host`);
+    }
+    former = await startFormerHost(
+      o,
+      host,
+      () => origin,
+      (method, target) => {
+        const counts = stats.get(o.service)!.formerHost!;
+        counts.requests++;
+        counts.byMethod[method] = (counts.byMethod[method] ?? 0) + 1;
+        if (requestLog.length < MAX_LOG)
+          requestLog.push({ service: o.service, method, target, route: 'former host', status: counts.status, at: Date.now() });
+      },
+    ).catch((e: unknown) => {
+      server.close();
+      throw e;
+    });
+    st.formerHost = formerStats();
   }
-  return o;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function send(res: ServerResponse, answer: SandboxResponse): void {
-  write(res, answer);
-}
-
-/** Writes the answer; returns the body's size in bytes. */
-function write(res: ServerResponse, answer: SandboxResponse): number {
-  const headers: Record<string, string> = { ...(answer.headers ?? {}) };
-  let payload = '';
-  if (typeof answer.body === 'string') payload = answer.body;
-  else if (answer.body !== undefined) {
-    payload = JSON.stringify(answer.body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json;charset=UTF-8';
-  }
-  headers['content-length'] = String(Buffer.byteLength(payload));
-  res.writeHead(answer.status, headers);
-  res.end(payload);
-  return Number(headers['content-length']);
 }

@@ -10,8 +10,12 @@ const HEADERS = {
   client: 'cli-0123456789abcdefghi',
 };
 
-describe('CucumberStudio sandbox through the core: rate limit, faults, real-time generation', () => {
+const GENERATION_MS = 60;
+
+describe('CucumberStudio sandbox through the core: rate limit, faults, generation', () => {
   let sandbox: RunningSandbox;
+  /** One clock for the module (generation) and the core (rate limit): tests move it instead of sleeping. */
+  const clock = { now: 0 };
   beforeAll(async () => {
     const module = createCucumberStudioModule({
       uid: HEADERS.uid,
@@ -19,9 +23,10 @@ describe('CucumberStudio sandbox through the core: rate limit, faults, real-time
       client: HEADERS.client,
       projectId: 42,
       scenarioCount: 10,
-      generationDelayMs: 60,
+      generationDelayMs: GENERATION_MS,
+      now: () => clock.now,
     });
-    sandbox = await startSandboxCore([module], {});
+    sandbox = await startSandboxCore([module], { now: () => clock.now });
   });
   afterAll(() => sandbox.close());
 
@@ -33,7 +38,7 @@ describe('CucumberStudio sandbox through the core: rate limit, faults, real-time
     expect((await get('/api/projects/1')).status).toBe(404);
   });
 
-  it('generates tests after the delay on the real clock', async () => {
+  it('generates tests after the delay, not before', async () => {
     const res = await fetch(`${sandbox.origin}/api/projects/42/test_runs`, {
       method: 'POST',
       headers: HEADERS,
@@ -42,7 +47,9 @@ describe('CucumberStudio sandbox through the core: rate limit, faults, real-time
     expect(res.status).toBe(201);
     const id = ((await res.json()) as any).data.id;
     expect((await get(`/api/projects/42/test_runs/${id}/test_snapshots`)).status).toBe(423);
-    await new Promise((r) => setTimeout(r, 80));
+    clock.now += GENERATION_MS - 1;
+    expect((await get(`/api/projects/42/test_runs/${id}/test_snapshots`)).status).toBe(423);
+    clock.now += 1;
     const tests = await get(`/api/projects/42/test_runs/${id}/test_snapshots`);
     expect(tests.status).toBe(200);
     expect(((await tests.json()) as any).data).toHaveLength(5);
@@ -61,22 +68,35 @@ describe('CucumberStudio sandbox through the core: rate limit, faults, real-time
     }
   });
 
-  it('locks the client IP out with 429 and Retry-After once the limit is exceeded', async () => {
+  it('locks the client IP out with 429 and Retry-After for a whole window once the limit is exceeded', async () => {
     sandbox.reset();
-    sandbox.setFaults('cucumberstudio', { rateLimit: { count: 3, windowMs: 1000 } });
+    sandbox.setFaults('cucumberstudio', { rateLimit: { count: 3, windowMs: 10_000 } });
     try {
-      const statuses: number[] = [];
-      let limited: Response | undefined;
-      for (let i = 0; i < 5; i++) {
+      const answers: Array<{ status: number; retryAfter: string | null }> = [];
+      let limitedBody: any;
+      // Time between calls (ms); the 4th call (t = 3 s) exceeds 3 per 10 s and starts a 10 s lock-out.
+      for (const step of [0, 1000, 1000, 1000, 4000, 5999, 1]) {
+        clock.now += step;
         const r = await get('/api/projects');
-        statuses.push(r.status);
-        if (r.status === 429) limited = r;
-        else await r.arrayBuffer();
+        answers.push({ status: r.status, retryAfter: r.headers.get('retry-after') });
+        const text = await r.text();
+        if (r.status === 429) limitedBody ??= JSON.parse(text);
       }
-      expect(statuses).toEqual([200, 200, 200, 429, 429]);
-      expect(limited?.headers.get('retry-after')).toBe('1');
-      expect(((await limited?.json()) as any).errors[0]).toMatchObject({ status: '429', title: 'Too Many Requests' });
-      expect(sandbox.stats().cucumberstudio.rateLimited).toBe(2);
+      expect(answers).toEqual([
+        { status: 200, retryAfter: null },
+        { status: 200, retryAfter: null },
+        { status: 200, retryAfter: null },
+        { status: 429, retryAfter: '10' }, // t = 3 s: locked out until 13 s
+        { status: 429, retryAfter: '6' }, // t = 7 s: the oldest call left the window, but the lock-out holds
+        { status: 429, retryAfter: '1' }, // t = 12.999 s
+        { status: 200, retryAfter: null }, // t = 13 s: free again
+      ]);
+      expect(limitedBody.errors[0]).toMatchObject({
+        status: '429',
+        title: 'Too Many Requests',
+        detail: 'Rate limit exceeded. Retry in 10 seconds.',
+      });
+      expect(sandbox.stats().cucumberstudio.rateLimited).toBe(3);
     } finally {
       sandbox.setFaults('cucumberstudio', { rateLimit: null });
     }

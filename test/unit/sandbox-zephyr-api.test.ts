@@ -7,7 +7,10 @@ const API = '/public/rest/api/1.0';
 const SUB = '5b10ac8d82e05b22cc7d4ef5';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+const JOB_DELAY_MS = 120;
 let sandbox: RunningSandbox;
+/** The jobs' clock: tests move it instead of sleeping, so a job is due exactly when the test says. */
+const clock = { now: 0 };
 
 interface Reply {
   status: number;
@@ -44,14 +47,13 @@ async function call(method: string, pathAndQuery: string, body?: unknown, rawBod
   return { status: res.status, headers: res.headers, text, json };
 }
 
-async function waitForJob(token: string): Promise<any> {
-  for (let i = 0; i < 200; i++) {
-    const r = await call('GET', `/jobprogress/${token}`);
-    expect(r.status).toBe(200);
-    if (r.json.progress >= 1) return r.json;
-    await new Promise((res) => setTimeout(res, 15));
-  }
-  throw new Error('job did not complete');
+/** Moves the clock by `advance` (to the job's due time) and reads its progress once: it must be done then, not later. */
+async function waitForJob(token: string, advance = JOB_DELAY_MS): Promise<any> {
+  clock.now += advance;
+  const r = await call('GET', `/jobprogress/${token}`);
+  expect(r.status).toBe(200);
+  expect(r.json.progress).toBe(1);
+  return r.json;
 }
 
 const expectError = (r: Reply, status: number, message: string | RegExp, errorCode?: number) => {
@@ -64,7 +66,7 @@ const expectError = (r: Reply, status: number, message: string | RegExp, errorCo
 };
 
 beforeAll(async () => {
-  sandbox = await startSandboxCore([createZephyrModule({ jobDelayMs: 120 })], {});
+  sandbox = await startSandboxCore([createZephyrModule({ jobDelayMs: JOB_DELAY_MS, now: () => clock.now })], {});
 });
 afterAll(async () => {
   await sandbox.close();
@@ -162,11 +164,15 @@ describe('zephyr sandbox API', () => {
     expect(add.text).toMatch(UUID); // bare token, not JSON
     const before = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1&offset=0&size=50`);
     expect(before.json).toEqual({ searchObjectList: [], totalCount: 0 });
+    clock.now += JOB_DELAY_MS - 1; // one ms before it is due: still running, still invisible
     const progress = await call('GET', `/jobprogress/${add.text}`);
     expect(progress.json.progress).toBeLessThan(1);
+    expect(progress.json.progress).toBeGreaterThan(0.9);
     expect(progress.json.errorMessage).toBeNull();
+    const stillBefore = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1`);
+    expect(stillBefore.json.totalCount).toBe(0);
 
-    const done = await waitForJob(add.text);
+    const done = await waitForJob(add.text, 1);
     expect(done.progress).toBe(1);
     expect(JSON.parse(done.message)).toEqual({ added: 3, existing: 0, invalid: ['PROJ-999999'] });
     const after = await call('GET', `/executions/search/cycle/${cycleId}?projectId=10000&versionId=-1`);

@@ -1,5 +1,6 @@
 import type { SandboxRequest, SandboxResponse } from '../types';
 import type { JobQueue } from './jobs';
+import type { JobTokenStyle, ZephyrSettings } from './settings';
 import type { ZephyrStore } from './store';
 
 /** What a handler sees: the request, the state, the acting user (token `sub`) and the path parameters. */
@@ -11,6 +12,8 @@ export interface RouteContext {
   params: Record<string, string>;
   /** The parsed JSON body for POST/PUT (undefined when empty or for GET/DELETE). */
   body: unknown;
+  /** The module's run-time switches (`settings.ts`). */
+  settings: ZephyrSettings;
 }
 
 export interface Route {
@@ -26,9 +29,17 @@ export interface Route {
 
 export const ok = (body: unknown): SandboxResponse => ({ status: 200, body });
 
-/** A bare job token: plain text, not JSON (clients put it straight into the jobprogress URL). */
-export const tokenText = (token: string): SandboxResponse => ({
-  status: 200,
-  headers: { 'content-type': 'text/plain;charset=UTF-8' },
-  body: token,
-});
+/**
+ * A job token in the configured shape (`JobTokenStyle`). Production's is the bare text, not JSON: clients put
+ * it straight into the jobprogress URL.
+ */
+export function tokenAnswer(token: string, style: JobTokenStyle): SandboxResponse {
+  switch (style) {
+    case 'text':
+      return { status: 200, headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: token };
+    case 'json-string':
+      return { status: 200, headers: { 'content-type': 'application/json;charset=UTF-8' }, body: JSON.stringify(token) };
+    case 'object':
+      return ok({ jobProgressToken: token });
+  }
+}

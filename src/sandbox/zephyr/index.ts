@@ -4,17 +4,19 @@ import { errorResponse, ERR } from './http';
 import { JobQueue } from './jobs';
 import { normalizeContextPath } from './qsh';
 import { dispatch } from './routes';
+import { checkZephyrSettings, ZEPHYR_SETTING_DEFAULTS, type ZephyrSettings } from './settings';
 import { BUILTIN_STATUSES, ZephyrStore, type StatusDef } from './store';
 import { snapshotCycles, type ZephyrSnapshot } from './views';
 import { StepCatalog, type TestStepsOption } from './steps';
 
 export type { ZephyrSnapshot } from './views';
 export type { TestStepsOption } from './steps';
+export type { JobTokenStyle, RetryAfterStyle, ZephyrSettings } from './settings';
 export { verifyToken } from './auth';
 export { canonicalQuery, canonicalRequest, canonicalUri, computeQsh } from './qsh';
 
-/** Options of the Zephyr Squad Cloud (ZAPI cloud) stand-in; all optional. */
-export interface ZephyrSandboxOptions {
+/** Options of the Zephyr Squad Cloud (ZAPI cloud) stand-in, plus the initial value of every run-time setting (`settings.ts`); all optional. */
+export interface ZephyrSandboxOptions extends Partial<ZephyrSettings> {
   /** Mount prefix, stripped before hashing (production: `/connect`). Default `/connect`. */
   contextPath?: string;
   /** Access key (zapiAccessKey header and `iss`). Default: minted from `accountId` in the §2.1 format. */
@@ -37,18 +39,14 @@ export interface ZephyrSandboxOptions {
   customStatuses?: { id: number; name: string; color?: string; description?: string }[];
   /** Async jobs (add tests, bulk status/delete) take effect this long after creation. Default 150. */
   jobDelayMs?: number;
-  /** Add `Retry-After: <n>` to 429 answers (production: only the "Please wait" message). Default false. */
+  /** Former form of `retryAfter: 'seconds'` (kept working); ignored when `retryAfter` is given. Default false. */
   retryAfterHeader?: boolean;
+  /** Monotonic clock (ms) of the async jobs. Default `performance.now()`. For tests. */
+  now?: () => number;
   /** Also accept the raw-query hash and the hash including the context path (deviations). Default false. */
   lenientQsh?: boolean;
   /** Test steps per issue and step statuses. Default: every issue has 3 steps, the 5 built-in step statuses. */
   testSteps?: TestStepsOption;
-}
-
-/** The module plus what tests read beside its state view. */
-export interface ZephyrModule extends ServiceModule {
-  /** The bytes of an uploaded attachment (the state view lists ids, sizes and sha256 only). */
-  attachmentBytes(id: string): Buffer | undefined;
 }
 
 export const DEFAULT_ACCOUNT_ID = '5b10ac8d82e05b22cc7d4ef5';
@@ -63,6 +61,16 @@ export function mintAccessKey(accountId: string, tenant = DEFAULT_TENANT, label 
 const API_MESSAGES = {
   fault: 'we encountered a problem during processing this request. Please try again.',
 };
+
+/** The module plus its run-time switches (reach it with `sandbox.modules.find((m) => m.name === 'zephyr')`). */
+export interface ZephyrModule extends ServiceModule {
+  /** Changes settings at run time; throws on an unknown key or a bad value (nothing is applied then). */
+  configure(patch: Partial<ZephyrSettings>): ZephyrSettings;
+  /** A copy of the current settings. */
+  settings(): ZephyrSettings;
+  /** The bytes of an uploaded attachment (the state view lists ids, sizes and sha256 only). */
+  attachmentBytes(id: string): Buffer | undefined;
+}
 
 export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrModule {
   const contextPath = normalizeContextPath(options.contextPath ?? '/connect');
@@ -88,7 +96,14 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrMo
     statuses,
     steps: new StepCatalog(options.testSteps, projectKey),
   });
-  const jobs = new JobQueue(jobDelayMs);
+  const jobs = new JobQueue(jobDelayMs, options.now ?? (() => performance.now()));
+  const settings: ZephyrSettings = {
+    ...ZEPHYR_SETTING_DEFAULTS,
+    ...checkZephyrSettings({
+      retryAfter: options.retryAfter ?? (options.retryAfterHeader ? 'seconds' : undefined),
+      jobTokenStyle: options.jobTokenStyle,
+    }),
+  };
   const keys = new Map<string, Credentials>([[accessKey, { accessKey, secretKey }]]);
   /** Acting user per authenticated request (authenticate runs before handle on the same object). */
   const users = new WeakMap<SandboxRequest, string>();
@@ -116,7 +131,7 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrMo
 
     rateLimitResponse(waitSeconds: number): SandboxResponse {
       const answer = errorResponse(429, `Please wait for ${waitSeconds} seconds`, 429, 'rate-limited');
-      if (options.retryAfterHeader) answer.headers = { 'retry-after': String(waitSeconds) };
+      if (settings.retryAfter !== 'none') answer.headers = { 'retry-after': settings.retryAfter === 'zero' ? '0' : String(waitSeconds) };
       return answer;
     },
 
@@ -127,8 +142,15 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrMo
     handle(req: SandboxRequest): SandboxResponse | Promise<SandboxResponse> {
       jobs.runDue();
       const relPath = req.rawPath.slice(contextPath.length);
-      return dispatch(req, relPath === '' ? '/' : relPath, store, jobs, users.get(req) ?? '');
+      return dispatch(req, relPath === '' ? '/' : relPath, { store, jobs, settings }, users.get(req) ?? '');
     },
+
+    configure(patch: Partial<ZephyrSettings>): ZephyrSettings {
+      Object.assign(settings, checkZephyrSettings(patch));
+      return { ...settings };
+    },
+
+    settings: () => ({ ...settings }),
 
     snapshot(): ZephyrSnapshot {
       jobs.runDue();

@@ -1,4 +1,4 @@
-import { ok, tokenText, type Route, type RouteContext } from './context';
+import { ok, tokenAnswer, type Route, type RouteContext } from './context';
 import { ApiError, ERR, bodyObject, missing, notFound, requiredJiraId } from './http';
 import { knownStatusId } from './routes-executions';
 import { bulkStepStatus } from './routes-steps';
@@ -51,7 +51,7 @@ function addTestsToCycle(c: RouteContext) {
     }
     return { message: JSON.stringify({ added, existing, invalid }), errorMessage: null };
   });
-  return tokenText(token);
+  return tokenAnswer(token, c.settings.jobTokenStyle);
 }
 
 function parseMethod(value: unknown): number {
@@ -114,7 +114,7 @@ function bulkStatus(c: RouteContext) {
     }
     return { message: JSON.stringify({ updated, notFound: missingIds }), errorMessage: null };
   });
-  return tokenText(token);
+  return tokenAnswer(token, c.settings.jobTokenStyle);
 }
 
 function bulkDelete(c: RouteContext) {
@@ -132,7 +132,7 @@ function bulkDelete(c: RouteContext) {
     }
     return { message: JSON.stringify({ deleted, notFound: missingIds }), errorMessage: null };
   });
-  return tokenText(token);
+  return tokenAnswer(token, c.settings.jobTokenStyle);
 }
 
 function jobProgress(c: RouteContext) {

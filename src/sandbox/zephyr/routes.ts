@@ -1,6 +1,7 @@
 import type { SandboxRequest, SandboxResponse } from '../types';
 import { ApiError, ERR, errorResponse } from './http';
 import type { JobQueue } from './jobs';
+import type { ZephyrSettings } from './settings';
 import type { ZephyrStore } from './store';
 import { ok, type Route } from './context';
 import { cycleRoutes } from './routes-cycles';
@@ -36,10 +37,10 @@ const METHOD_HINTS: Record<string, string> = {
 export function dispatch(
   req: SandboxRequest,
   relPath: string,
-  store: ZephyrStore,
-  jobs: JobQueue,
+  state: { store: ZephyrStore; jobs: JobQueue; settings: ZephyrSettings },
   sub: string,
 ): SandboxResponse | Promise<SandboxResponse> {
+  const { store, jobs, settings } = state;
   const method = req.method.toUpperCase();
   const path = relPath.length > 1 && relPath.endsWith('/') ? relPath.slice(0, -1) : relPath;
   const api = path.startsWith(API_PREFIX + '/') ? 1 : path.startsWith(API2_PREFIX + '/') ? 2 : 0;
@@ -83,7 +84,7 @@ export function dispatch(
       ? errorResponse(e.status, e.message, e.errorCode, routeName)
       : errorResponse(500, 'we encountered a problem during processing this request. Please try again.', ERR.internal, routeName);
   try {
-    const answer = found.route.handler({ req, store, jobs, sub, params: found.params, body: hasBody ? req.body : undefined });
+    const answer = found.route.handler({ req, store, jobs, settings, sub, params: found.params, body: hasBody ? req.body : undefined });
     // Only uploads answer asynchronously (the platform parses multipart bodies with a promise).
     if (answer instanceof Promise) return answer.then((a) => ({ ...a, route: routeName }), failed);
     return { ...answer, route: routeName };

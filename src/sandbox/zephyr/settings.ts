@@ -1,0 +1,51 @@
+/**
+ * Behaviour switches of the Zephyr stand-in, for the answers production has given over time (field evidence in
+ * /work/shared/spec/README.md). Each can be given at creation (module options) and changed at run time with
+ * `module.configure(patch)` (admin `POST /__sandbox/settings`, CLI `--set zephyr.<key>=<value>`); a core
+ * `reset()` keeps them, like the core's fault switches.
+ */
+
+/**
+ * The 429's `Retry-After` header. The text always names the wait ("Please wait for N seconds"):
+ * - `'none'`: no header (production today, default);
+ * - `'zero'`: `Retry-After: 0` whatever the wait (production until March 2025: a client must read the text);
+ * - `'seconds'`: `Retry-After: N`, the same N as the text.
+ */
+export type RetryAfterStyle = 'none' | 'zero' | 'seconds';
+export const RETRY_AFTER_STYLES: readonly RetryAfterStyle[] = ['none', 'zero', 'seconds'];
+
+/**
+ * How the job endpoints (add tests, bulk status, bulk delete) hand out the job token:
+ * - `'text'`: the bare token as `text/plain` (production: the vendor's CI plugin uses the body verbatim; default);
+ * - `'json-string'`: the token as a JSON string (`"…"`, `application/json`);
+ * - `'object'`: `{"jobProgressToken": "…"}` (the Server product's shape).
+ */
+export type JobTokenStyle = 'text' | 'json-string' | 'object';
+export const JOB_TOKEN_STYLES: readonly JobTokenStyle[] = ['text', 'json-string', 'object'];
+
+export interface ZephyrSettings {
+  retryAfter: RetryAfterStyle;
+  jobTokenStyle: JobTokenStyle;
+}
+
+export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = { retryAfter: 'none', jobTokenStyle: 'text' };
+
+const CHECKS: Record<keyof ZephyrSettings, readonly string[]> = {
+  retryAfter: RETRY_AFTER_STYLES,
+  jobTokenStyle: JOB_TOKEN_STYLES,
+};
+
+/** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */
+export function checkZephyrSettings(patch: object): Partial<ZephyrSettings> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const allowed = CHECKS[key as keyof ZephyrSettings];
+    if (!allowed) throw new Error(`zephyr sandbox: unknown setting "${key}" (known: ${Object.keys(CHECKS).join(', ')})`);
+    if (!allowed.includes(value as string)) {
+      throw new Error(`zephyr sandbox: ${key} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(value)}`);
+    }
+    out[key] = value;
+  }
+  return out as Partial<ZephyrSettings>;
+}
