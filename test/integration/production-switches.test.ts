@@ -115,7 +115,7 @@ describe('CucumberStudio on its former host (live)', () => {
     const { value: run, formerHostRequests, log } = await recorded('cucumberstudio', () => publishCsSuite('former host 301', formerHost()));
     expect(formerHostRequests).toBe(1);
     expect(log.filter((e) => e.route === 'former host')).toHaveLength(1);
-    const lines = run.output.split('\n').filter((l) => l.includes(sandbox.formerOrigin!));
+    const lines = run.output.split('\n').filter((l) => l.includes(sandbox.formerOrigin!) && l.includes('moved'));
     expect(lines, run.output).toHaveLength(1);
     expect(lines[0]).toContain(`${sandbox.formerOrigin} has moved permanently to ${sandbox.origin}`);
     expect(lines[0]).toMatch(new RegExp(`configure ${sandbox.origin}/? as its base URL`));
