@@ -254,6 +254,8 @@ export class TargetSession {
       }
     }
     // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once.
+    await this.uploads.drain();
+    this.uploads.ending = true;
     for (const item of sent) this.uploads.enqueue(item);
     await this.uploads.drain();
     const files = this.uploads.tally;

@@ -35,6 +35,11 @@ export class UploadQueue {
   readonly tally: UploadTally = { uploaded: 0, present: 0, skipped: [], failed: [] };
   private readonly queued = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
+  /**
+   * Set when the end of the run begins. Before that, a file not found yet is left for the end (the
+   * test's process may still be writing it) instead of being skipped for good.
+   */
+  ending = false;
 
   constructor(private readonly o: UploadQueueOptions) {}
 
@@ -54,22 +59,24 @@ export class UploadQueue {
     return this.chain;
   }
 
+  /** Never rejects: whatever goes wrong with one file is that file's line in the summary. */
   private async upload(item: PlanItem, ref: AttachmentRef, fileName: string): Promise<void> {
-    let bytes = ref.body;
-    if (!bytes) {
-      const size = fs.statSync(ref.path ?? '', { throwIfNoEntry: false })?.size;
-      if (size === undefined) return this.skip(item.key, fileName, `file gone: ${ref.path}`);
-      if (size > this.o.maxBytes) return this.skip(item.key, fileName, `${size} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
-      bytes = fs.readFileSync(ref.path as string);
-    } else if (bytes.length > this.o.maxBytes) {
-      return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
-    }
     try {
+      let bytes = ref.body;
+      if (!bytes) {
+        const size = fs.statSync(ref.path ?? '', { throwIfNoEntry: false })?.size;
+        if (size === undefined && !this.ending) return void this.queued.delete(`${item.key}\0${fileName}`);
+        if (size === undefined) return this.skip(item.key, fileName, `file gone: ${ref.path}`);
+        if (size > this.o.maxBytes) return this.skip(item.key, fileName, `${size} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
+        bytes = fs.readFileSync(ref.path as string);
+      } else if (bytes.length > this.o.maxBytes) {
+        return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
+      }
       const how = await this.o.target.attach!(item, { fileName, contentType: ref.contentType, bytes }, { check: this.o.check });
       this.tally[how === 'present' ? 'present' : 'uploaded']++;
       this.o.onDone(item.key, fileName);
     } catch (error) {
-      this.tally.failed.push(`${fileName} (${item.key}): ${(error as Error).message}`);
+      this.tally.failed.push(`${fileName} (${item.key}): ${(error as Error)?.message ?? String(error)}`);
     }
   }
 

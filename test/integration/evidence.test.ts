@@ -93,8 +93,9 @@ describe.each(MODES)('evidence (%s)', (mode) => {
     const failed = executionOf(name, 'PROJ-3');
     expect(failed.statusId).toBe(2);
     const files = Object.fromEntries(failed.attachments.map((a) => [a.fileName, a]));
+    const tally = JSON.stringify(run.summary?.targets.zephyr?.attachments);
     // Ours, plus the error context Playwright attaches to every failed test.
-    expect(Object.keys(files).sort()).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(Object.keys(files).sort(), tally).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
     expect(zephyrBytes(files['shot.png'].id).equals(PNG)).toBe(true);
     expect(files['notes.txt'].sha256).toBe(sha(NOTES));
     // Steps before the failure PASS, the failing one FAIL, the one never reached untouched.
@@ -114,13 +115,14 @@ describe.each(MODES)('evidence (%s)', (mode) => {
   it('CucumberStudio: a failed test sends its steps and both files; a passed test its steps and no file', async () => {
     const name = `evidence cs ${mode}`;
     const run = await runPlaywright({ files: SUITE, env: envFor(name), mode });
-    expect(run.summary?.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    expect(run.summary?.targets.cucumberstudio, run.output.slice(-3000)).toMatchObject({ published: 2, unsent: 0, errors: [] });
     const failed = resultOf(name, 3);
     expect(failed.status).toBe('failed');
     expect(failed.stepStatusesSent).toEqual(['passed', 'failed', 'skipped']);
     expect(failed.stepStatuses).toEqual(['passed', 'failed', 'skipped']);
     const files = Object.fromEntries(failed.attachments.map((a) => [a.fileName, a]));
-    expect(Object.keys(files).sort()).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    const tally = JSON.stringify(run.summary?.targets.cucumberstudio?.attachments);
+    expect(Object.keys(files).sort(), tally).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
     expect(files['shot.png'].sha256).toBe(sha(PNG));
     expect(files['notes.txt'].sha256).toBe(sha(NOTES));
     const passed = resultOf(name, 4);
