@@ -1,0 +1,242 @@
+/**
+ * A run stopped mid-way: SIGINT (what a CI cancel sends; Playwright stops its workers, marks the running
+ * tests `interrupted`, never starts the rest, still calls every reporter's onEnd and exits 130) and SIGKILL
+ * of the Playwright process (the reporter runs in it: nothing after the kill). In each case the results
+ * Playwright recorded as final reach both services exactly once, after `replay` where the run could not
+ * send them; tests that never ran are not invented; the journal goes once done; a second replay sends nothing.
+ *
+ * The run: group A finishes and streams out; then the services hold every result send (a 429 asking for an
+ * hour) and group B finishes, so its results are journaled but not sent; group C waits on a gate that never
+ * opens (two of its tests run on the two workers, two never start).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import type { RunSummary } from '../../src/model';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { csRun, outboxFiles, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(() => sandbox.close());
+const runs: LiveRun[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) run.cleanup();
+  sandbox.setFaults('zephyr', { overrides: [] });
+  sandbox.setFaults('cucumberstudio', { overrides: [] });
+});
+
+/** Title -> Zephyr key, CucumberStudio scenario id (absent: not mapped there) and whether it fails. */
+const TESTS: Record<string, { zephyr?: string; cs?: number; fails?: boolean }> = {
+  a1: { zephyr: 'PROJ-1', cs: 1 },
+  a2: { zephyr: 'PROJ-2', cs: 2, fails: true },
+  a3: { zephyr: 'PROJ-3' },
+  b1: { zephyr: 'PROJ-4', cs: 4 },
+  b2: { zephyr: 'PROJ-5', cs: 5, fails: true },
+  c1: { zephyr: 'PROJ-6', cs: 13 },
+  c2: { zephyr: 'PROJ-7', cs: 14 },
+  c3: { zephyr: 'PROJ-8', cs: 15 },
+  c4: { zephyr: 'PROJ-9', cs: 16 },
+};
+const tags = (title: string) => [TESTS[title].zephyr, TESTS[title].cs && `cs-${TESTS[title].cs}`].filter(Boolean).map((t) => `@${t}`);
+const GROUP = (g: string) => Object.keys(TESTS).filter((t) => t.startsWith(g));
+const SUITE = {
+  'a-early.spec.ts': GROUP('a')
+    .map((t) => quickTest(t, tags(t), TESTS[t].fails))
+    .join(''),
+  'b-middle.spec.ts': GROUP('b')
+    .map((t) => gatedTest(t, tags(t), 'b', TESTS[t].fails))
+    .join(''),
+  'c-late.spec.ts': GROUP('c')
+    .map((t) => gatedTest(t, tags(t), 'c'))
+    .join(''),
+};
+
+const PASS = 1;
+const FAIL = 2;
+const BLOCKED = 4;
+const UNEXECUTED = -1;
+
+/** What the services must hold: each test that ran once, with its status; the others untouched. */
+function expected(outcomes: Record<string, 'passed' | 'failed' | 'interrupted' | 'never ran'>) {
+  const zephyr: Record<string, [status: number, changes: number]> = {};
+  const cs: Record<number, string[]> = {};
+  for (const [title, outcome] of Object.entries(outcomes)) {
+    const t = TESTS[title];
+    const status = { passed: PASS, failed: FAIL, interrupted: BLOCKED, 'never ran': UNEXECUTED }[outcome];
+    if (t.zephyr) zephyr[t.zephyr] = [status, outcome === 'never ran' ? 0 : 1];
+    if (t.cs) cs[t.cs] = outcome === 'never ran' ? [] : [outcome === 'interrupted' ? 'blocked' : outcome];
+  }
+  return { zephyr, cs };
+}
+
+/** What the services hold: Zephyr key -> [status, status changes]; scenario -> statuses of every result posted. */
+function held(name: string) {
+  zephyrStatuses(sandbox, name); // throws on a duplicate execution
+  const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
+  const zephyr = Object.fromEntries(cycle.executions.map((e) => [e.issueKey, [e.statusId, e.statusChanges]]));
+  const cs: Record<number, string[]> = {};
+  for (const s of csRun(sandbox, name).snapshots) (cs[s.scenarioId] ??= []).push(...s.results.map((r) => r.status));
+  return { zephyr, cs };
+}
+
+/** The outcome the test design gives each test, given which of group C's tests had started when the run stopped. */
+function designed(
+  startedC: string[],
+  cRan: 'interrupted' | 'never ran',
+): Record<string, 'passed' | 'failed' | 'interrupted' | 'never ran'> {
+  const out: Record<string, 'passed' | 'failed' | 'interrupted' | 'never ran'> = {};
+  for (const [title, t] of Object.entries(TESTS))
+    out[title] = title.startsWith('c') ? (startedC.includes(title) ? cRan : 'never ran') : t.fails ? 'failed' : 'passed';
+  return out;
+}
+
+/** Services hold nothing of a result send until `release` (a 429 asking to wait an hour, as Zephyr words it). */
+function holdResultSends(): void {
+  const zephyrHour = { status: 429, body: '{"errorCode":429,"clientMessage":"Please wait for 3600 seconds"}' };
+  sandbox.setFaults('zephyr', {
+    overrides: [
+      { method: 'PUT', pathIncludes: '/execution/', ...zephyrHour },
+      { method: 'POST', pathEquals: '/connect/public/rest/api/1.0/executions', ...zephyrHour },
+    ],
+  });
+  sandbox.setFaults('cucumberstudio', {
+    overrides: [
+      {
+        method: 'POST',
+        pathIncludes: '/test_results',
+        status: 429,
+        headers: { 'Retry-After': '3600', 'content-type': 'application/vnd.api+json' },
+        body: '{"errors":[{"status":"429","title":"Too Many Requests","detail":"Rate limit exceeded. Retry in 3600 seconds."}]}',
+      },
+    ],
+  });
+}
+function releaseResultSends(): void {
+  sandbox.setFaults('zephyr', { overrides: [] });
+  sandbox.setFaults('cucumberstudio', { overrides: [] });
+}
+const refusedSends = (service: string) => sandbox.stats()[service].overridden;
+
+/**
+ * Starts the suite and brings it to the point where A is in both services, B is finished (its sends held when
+ * `holdB`) and two of C's tests are running; returns the run and the titles of C's tests that started.
+ */
+async function runUntilMidway(name: string, holdB: boolean): Promise<{ run: LiveRun; startedC: string[] }> {
+  const run = startLiveRun(SUITE, { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
+  runs.push(run);
+  await until('both workers on group B', () => GROUP('b').every((t) => run.started().includes(t)));
+  await until('group A streamed to both services', () => {
+    const { zephyr, cs } = heldOrEmpty(name);
+    return (
+      zephyr['PROJ-1']?.[0] === PASS &&
+      zephyr['PROJ-2']?.[0] === FAIL &&
+      zephyr['PROJ-3']?.[0] === PASS &&
+      cs[1]?.length === 1 &&
+      cs[2]?.length === 1
+    );
+  });
+  const refused = { zephyr: refusedSends('zephyr'), cucumberstudio: refusedSends('cucumberstudio') };
+  if (holdB) holdResultSends();
+  run.open('b');
+  await until('groups A and B final in Playwright', () => run.finished() === 5);
+  await until('two of group C running', () => GROUP('c').filter((t) => run.started().includes(t)).length === 2);
+  if (holdB)
+    await until(
+      "B's results sent and held by both services",
+      () => refusedSends('zephyr') > refused.zephyr && refusedSends('cucumberstudio') > refused.cucumberstudio,
+    );
+  else
+    await until('group B streamed', () => {
+      const { zephyr, cs } = heldOrEmpty(name);
+      return zephyr['PROJ-4']?.[0] === PASS && zephyr['PROJ-5']?.[0] === FAIL && cs[4]?.length === 1 && cs[5]?.length === 1;
+    });
+  return { run, startedC: GROUP('c').filter((t) => run.started().includes(t)) };
+}
+
+function heldOrEmpty(name: string): ReturnType<typeof held> {
+  try {
+    return held(name);
+  } catch {
+    return { zephyr: {}, cs: {} }; // the cycle or the run does not exist yet
+  }
+}
+
+/** Replays; then a second replay finds nothing and makes no request. */
+async function replayTwice(outboxDir: string): Promise<void> {
+  const first = await runReplay(outboxDir, sandbox.env());
+  expect(first.exitCode, first.output).toBe(0);
+  expect(outboxFiles(outboxDir)).toEqual([]);
+  const requests = sandbox.log().length;
+  const second = await runReplay(outboxDir, sandbox.env());
+  expect(second.exitCode, second.output).toBe(0);
+  expect(second.output).toMatch(/nothing to replay/);
+  expect(sandbox.log().length).toBe(requests);
+}
+
+describe('SIGINT mid-run (live)', () => {
+  it('the end sends what the stream had not plus the interrupted tests, once; tests that never ran are not invented', async () => {
+    const name = 'sigint';
+    const { run, startedC } = await runUntilMidway(name, false);
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(exit.code, exit.output).toBe(130);
+    const outcomes = designed(startedC, 'interrupted');
+    expect(run.recorded()).toEqual(recordedBy(outcomes));
+    expect(held(name)).toEqual(expected(outcomes));
+    // Everything was sent before the process exited: the journal went with it.
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+    await replayTwice(run.outboxDir);
+    expect(held(name)).toEqual(expected(outcomes));
+  });
+
+  it('with sends held by the services, the rest stays in the journal and replay sends it exactly once', async () => {
+    const name = 'sigint held';
+    const { run, startedC } = await runUntilMidway(name, true);
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(exit.code, exit.output).toBe(130);
+    const outcomes = designed(startedC, 'interrupted');
+    expect(run.recorded()).toEqual(recordedBy(outcomes));
+    // The end did not wait the hour out: what the services held back is in the journal.
+    expect(exit.output).toMatch(/replay/);
+    const summary = JSON.parse(fs.readFileSync(path.join(run.dir, 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.targets.zephyr.unsent).toBe(4); // B's two and the two interrupted
+    expect(summary.targets.cucumberstudio.unsent).toBe(4);
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    const streamedOnly = designed([], 'never ran');
+    for (const t of [...GROUP('b')]) streamedOnly[t] = 'never ran';
+    expect(held(name)).toEqual(expected(streamedOnly));
+    releaseResultSends();
+    await replayTwice(run.outboxDir);
+    expect(held(name)).toEqual(expected(outcomes));
+  });
+});
+
+describe('SIGKILL mid-run (live)', () => {
+  it('what was journaled before the kill is sent once by replay; the running tests had no result and get none', async () => {
+    const name = 'sigkill';
+    const { run, startedC } = await runUntilMidway(name, true);
+    run.child.kill('SIGKILL');
+    const exit = await run.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    run.cleanup(); // the workers of a killed runner
+    expect(fs.existsSync(path.join(run.dir, 'results.json'))).toBe(false); // no reporter got to onEnd
+    const streamedOnly = designed([], 'never ran');
+    for (const t of GROUP('b')) streamedOnly[t] = 'never ran';
+    expect(held(name)).toEqual(expected(streamedOnly));
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    releaseResultSends();
+    await replayTwice(run.outboxDir);
+    expect(startedC).toHaveLength(2);
+    expect(held(name)).toEqual(expected(designed(startedC, 'never ran')));
+  });
+});
+
+/** Playwright's report for these outcomes: one result per test that ran, none for a test that never ran. */
+function recordedBy(outcomes: Record<string, string>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(outcomes).map(([t, o]) => [t, o === 'never ran' ? [] : [o]]));
+}
