@@ -3,9 +3,8 @@
  * Figure 8, "tail under real limits": a 10-minute run of 2,000 mapped tests (5 % failing) against the
  * services' real rate limits, time-scaled S = 30× (the run is 20 s, a 60 s window is 2 s). Each test's
  * result is handed to `PublishRun.record` when it finishes, as the reporter does; `finish` at the end
- * of the run is timed: that is the **tail** CI waits for after the last test (× S = real-equivalent s).
- * The same scenario with `record` never called (everything at `finish`, the old behaviour) is the
- * baseline row. See bench/README.md (figure 8) for what is scaled and how.
+ * of the run is timed: that is the **tail** CI waits for after the last test (× S = real-equivalent s). The
+ * baseline row never calls `record` (all at `finish`, the old behaviour). bench/README.md (figure 8): what is scaled.
  */
 const path = require('node:path');
 const L = require('./lib');

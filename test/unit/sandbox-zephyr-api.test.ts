@@ -1,7 +1,7 @@
-import { createQueryStringHash, encodeSymmetric, fromMethodAndUrl } from 'atlassian-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxCore, type RunningSandbox } from '../../src/sandbox/server';
 import { createZephyrModule } from '../../src/sandbox/zephyr';
+import { expectError, strictCall, type Reply } from './zephyr-strict-client';
 
 const API = '/public/rest/api/1.0';
 const SUB = '5b10ac8d82e05b22cc7d4ef5';
@@ -12,40 +12,9 @@ let sandbox: RunningSandbox;
 /** The jobs' clock: tests move it instead of sleeping, so a job is due exactly when the test says. */
 const clock = { now: 0 };
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
-
 /** Strict client: canonical qsh from atlassian-jwt, seconds, `JWT <token>`. */
-async function call(method: string, pathAndQuery: string, body?: unknown, rawBody?: string): Promise<Reply> {
-  const env = sandbox.env();
-  const base = env.ZEPHYR_BASE_URL;
-  const url = base + API + pathAndQuery;
-  const now = Math.floor(Date.now() / 1000);
-  const qsh = createQueryStringHash(fromMethodAndUrl(method, url), false, base);
-  const token = encodeSymmetric(
-    { iss: env.ZEPHYR_ACCESS_KEY, sub: env.ZEPHYR_ACCOUNT_ID, qsh, iat: now, exp: now + 180 },
-    env.ZEPHYR_SECRET_KEY,
-  );
-  const headers: Record<string, string> = { Authorization: `JWT ${token}`, zapiAccessKey: env.ZEPHYR_ACCESS_KEY };
-  let payload: string | undefined;
-  if (body !== undefined || rawBody !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    payload = rawBody ?? JSON.stringify(body);
-  }
-  const res = await fetch(url, { method, headers, body: payload });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
+const call = (method: string, pathAndQuery: string, body?: unknown, rawBody?: string): Promise<Reply> =>
+  strictCall(sandbox, method, pathAndQuery, body, rawBody);
 
 /** Moves the clock by `advance` (to the job's due time) and reads its progress once: it must be done then, not later. */
 async function waitForJob(token: string, advance = JOB_DELAY_MS): Promise<any> {
@@ -55,15 +24,6 @@ async function waitForJob(token: string, advance = JOB_DELAY_MS): Promise<any> {
   expect(r.json.progress).toBe(1);
   return r.json;
 }
-
-const expectError = (r: Reply, status: number, message: string | RegExp, errorCode?: number) => {
-  expect(r.status).toBe(status);
-  expect(r.headers.get('content-type')).toBe('application/json;charset=UTF-8');
-  expect(r.json.errorType).toBe('ERROR');
-  if (typeof message === 'string') expect(r.json.clientMessage).toBe(message);
-  else expect(r.json.clientMessage).toMatch(message);
-  if (errorCode !== undefined) expect(r.json.errorCode).toBe(errorCode);
-};
 
 beforeAll(async () => {
   sandbox = await startSandboxCore([createZephyrModule({ jobDelayMs: JOB_DELAY_MS, now: () => clock.now })], {});
