@@ -166,6 +166,7 @@ describe('evidence: policies, limits, replay (live)', () => {
       resultOf(name, 3)
         .attachments.map((a) => a.fileName)
         .sort(),
+      JSON.stringify(run.summary?.targets.cucumberstudio) + run.output.slice(-2000),
     ).toEqual(ALL);
     for (const id of [3, 4]) expect(csRun(sandbox, name).snapshots.find((s) => s.scenarioId === id)!.results).toHaveLength(1);
     expect(run.summary?.targets.cucumberstudio).toMatchObject({ unsent: 0 });
