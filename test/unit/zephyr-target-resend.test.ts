@@ -1,0 +1,79 @@
+/**
+ * A process killed after the service applied its comment PUT but before the journal said so leaves the
+ * result to replay; replay reads the cycle afresh and must not set the same status and comment again
+ * (each PUT is a change in the execution's history). A different comment still goes out.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config';
+import { createHttp } from '../../src/http/client';
+import type { Target } from '../../src/kit/target';
+import type { TestRecord } from '../../src/model';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { zephyr } from '../../src/targets/zephyr/definition';
+
+let sandbox: RunningSandbox;
+const http = createHttp();
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, zephyr: { jobDelayMs: 20 } });
+});
+afterAll(async () => {
+  await http.close();
+  await sandbox.close();
+});
+
+/** A fresh target, as a new process (the reporter, then replay) has it: prepared for `keys`. */
+async function freshTarget(cycleName: string, keys: string[]): Promise<Target> {
+  const config = resolveConfig({ definitions: [zephyr], options: {}, env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName } });
+  const target = zephyr.create(config.targets[0].config as never, {
+    send: http.send,
+    secrets: config.secrets,
+    tuning: { zephyr: { firstPollMs: 10 } },
+  });
+  await target.begin({ knownKeys: keys });
+  await target.prepared();
+  return target;
+}
+
+const record = (key: string, outcome: TestRecord['outcome'], error?: string): TestRecord => ({
+  testId: key,
+  title: `t › ${key}`,
+  keys: { zephyr: [key] },
+  outcome,
+  error,
+  attempts: 1,
+});
+
+function executions(cycleName: string): Record<string, [status: number, changes: number, comment: string]> {
+  const cycles = (sandbox.state().zephyr as { cycles: Array<{ name: string; executions: any[] }> }).cycles;
+  const cycle = cycles.find((c) => c.name === cycleName)!;
+  return Object.fromEntries(cycle.executions.map((e) => [e.issueKey, [e.statusId, e.statusChanges, e.comment]]));
+}
+
+it('replay does not PUT a status and comment the execution already has; a changed comment is still sent', async () => {
+  const name = 'already sent';
+  const keys = ['PROJ-1', 'PROJ-2'];
+  const records = [record('PROJ-1', 'failed', 'boom'), record('PROJ-2', 'passed')];
+  const first = await freshTarget(name, keys);
+  const statuses = await first.resolveStatuses('service');
+  const plan = first.plan(records, statuses);
+  expect((await first.publish(plan)).done).toHaveLength(2);
+  const sent = executions(name);
+  expect(sent['PROJ-1'].slice(0, 2)).toEqual([2, 1]);
+  expect(sent['PROJ-2'].slice(0, 2)).toEqual([1, 1]);
+
+  // "Replay": a new process, the same plan (nothing journaled as done).
+  const puts = () => sandbox.stats().zephyr.byRoute['PUT /execution/:id'] ?? 0;
+  const before = puts();
+  const again = await freshTarget(name, keys);
+  const result = await again.publish(again.plan(records, statuses));
+  expect(result.done.map((i) => i.key).sort()).toEqual(keys);
+  expect(puts()).toBe(before);
+  expect(executions(name)).toEqual(sent);
+
+  // A different failure text is a change: it goes out.
+  const changed = [record('PROJ-1', 'failed', 'another boom'), record('PROJ-2', 'passed')];
+  expect((await again.publish(again.plan(changed, statuses))).done).toHaveLength(2);
+  expect(puts()).toBe(before + 1);
+  expect(executions(name)['PROJ-1'][1]).toBe(2);
+  expect(executions(name)['PROJ-1'][2]).toContain('another boom');
+});
