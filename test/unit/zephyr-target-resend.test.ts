@@ -22,8 +22,10 @@ afterAll(async () => {
 });
 
 /** A fresh target, as a new process (the reporter, then replay) has it: prepared for `keys`. */
-async function freshTarget(cycleName: string, keys: string[]): Promise<Target> {
-  const config = resolveConfig({ definitions: [zephyr], options: {}, env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName } });
+async function freshTarget(cycleName: string, keys: string[], zephyrOptions: Record<string, unknown> = {}): Promise<Target> {
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName };
+  const config = resolveConfig({ definitions: [zephyr], options: { zephyr: zephyrOptions }, env });
+  expect(config.problems).toEqual([]);
   const target = zephyr.create(config.targets[0].config as never, {
     send: http.send,
     secrets: config.secrets,
@@ -43,11 +45,14 @@ const record = (key: string, outcome: TestRecord['outcome'], error?: string): Te
   attempts: 1,
 });
 
-function executions(cycleName: string): Record<string, [status: number, changes: number, comment: string]> {
+function cycleState(cycleName: string): any[] {
   const cycles = (sandbox.state().zephyr as { cycles: Array<{ name: string; executions: any[] }> }).cycles;
-  const cycle = cycles.find((c) => c.name === cycleName)!;
-  return Object.fromEntries(cycle.executions.map((e) => [e.issueKey, [e.statusId, e.statusChanges, e.comment]]));
+  return cycles.find((c) => c.name === cycleName)!.executions;
 }
+function executions(cycleName: string): Record<string, [status: number, changes: number, comment: string]> {
+  return Object.fromEntries(cycleState(cycleName).map((e) => [e.issueKey, [e.statusId, e.statusChanges, e.comment]]));
+}
+const puts = () => sandbox.stats().zephyr.byRoute['PUT /execution/:id'] ?? 0;
 
 it('replay does not PUT a status and comment the execution already has; a changed comment is still sent', async () => {
   const name = 'already sent';
@@ -62,7 +67,6 @@ it('replay does not PUT a status and comment the execution already has; a change
   expect(sent['PROJ-2'].slice(0, 2)).toEqual([1, 1]);
 
   // "Replay": a new process, the same plan (nothing journaled as done).
-  const puts = () => sandbox.stats().zephyr.byRoute['PUT /execution/:id'] ?? 0;
   const before = puts();
   const again = await freshTarget(name, keys);
   const result = await again.publish(again.plan(records, statuses));
@@ -76,4 +80,19 @@ it('replay does not PUT a status and comment the execution already has; a change
   expect(puts()).toBe(before + 1);
   expect(executions(name)['PROJ-1'][1]).toBe(2);
   expect(executions(name)['PROJ-1'][2]).toContain('another boom');
+});
+
+it('detailed step results still go out when the PUT is skipped (the kill may have come between the two)', async () => {
+  const name = 'steps after the kill';
+  const failed = { ...record('PROJ-3', 'failed', 'boom'), steps: ['passed', 'failed'] as TestRecord['steps'] };
+  // The first process set status and comment, and died before the step results.
+  const first = await freshTarget(name, ['PROJ-3']);
+  const statuses = await first.resolveStatuses('service');
+  await first.publish(first.plan([failed], statuses));
+  expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([-1, -1, -1]);
+  const before = puts();
+  const replay = await freshTarget(name, ['PROJ-3'], { stepResults: 'detailed' });
+  expect((await replay.publish(replay.plan([failed], statuses))).done).toHaveLength(1);
+  expect(puts()).toBe(before);
+  expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
 });
