@@ -67,7 +67,8 @@ export function startLiveRun(files: Record<string, string>, env: Record<string, 
   const reporters = [['dot'], ['json', { outputFile: 'results.json' }], ['playwright-tms-reporter', {}]];
   fs.writeFileSync(
     path.join(dir, 'playwright.config.ts'),
-    `export default { testDir: './tests', workers: 2, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
+    // outputDir given: by default Playwright writes test-results next to the nearest package.json (the repository).
+    `export default { testDir: './tests', outputDir: './test-results', workers: 2, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
   );
   const outboxDir = path.join(dir, 'outbox');
   const childEnv = baseEnv({

@@ -25,8 +25,7 @@ afterAll(() => sandbox.close());
 const runs: LiveRun[] = [];
 afterEach(() => {
   for (const run of runs.splice(0)) run.cleanup();
-  sandbox.setFaults('zephyr', { overrides: [] });
-  sandbox.setFaults('cucumberstudio', { overrides: [] });
+  for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { overrides: [], latencyMs: 0 });
 });
 
 /** Title -> Zephyr key, CucumberStudio scenario id (absent: not mapped there) and whether it fails. */
@@ -55,6 +54,11 @@ const SUITE = {
     .join(''),
 };
 
+/**
+ * How long each service sits on a request in the `in flight` case: long enough to kill the sender meanwhile.
+ * CucumberStudio's is longer: its batch goes out ~3 s before Zephyr's (batching windows 200 ms vs 3 s).
+ */
+const IN_FLIGHT_MS: Record<string, number> = { zephyr: 3_000, cucumberstudio: 8_000 };
 const PASS = 1;
 const FAIL = 2;
 const BLOCKED = 4;
@@ -120,12 +124,19 @@ function releaseResultSends(): void {
   sandbox.setFaults('cucumberstudio', { overrides: [] });
 }
 const refusedSends = (service: string) => sandbox.stats()[service].overridden;
+/** Requests the service has received and not answered yet (the core counts arrivals, and routes when it answers). */
+function inFlight(service: string): number {
+  const st = sandbox.stats()[service];
+  return st.requests - Object.values(st.byRoute).reduce((a, b) => a + b, 0);
+}
 
 /**
- * Starts the suite and brings it to the point where A is in both services, B is finished (its sends held when
- * `holdB`) and two of C's tests are running; returns the run and the titles of C's tests that started.
+ * Starts the suite and brings it to the point where A is in both services, B is finished and two of C's tests
+ * are running. B's results are then: `streamed` (in both services), `held` (refused by both, an hour asked for),
+ * or `in flight` (received by both services and not answered yet: applied whatever becomes of the sender).
+ * Returns the run and the titles of C's tests that started.
  */
-async function runUntilMidway(name: string, holdB: boolean): Promise<{ run: LiveRun; startedC: string[] }> {
+async function runUntilMidway(name: string, b: 'streamed' | 'held' | 'in flight'): Promise<{ run: LiveRun; startedC: string[] }> {
   const run = startLiveRun(SUITE, { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
   runs.push(run);
   await until('both workers on group B', () => GROUP('b').every((t) => run.started().includes(t)));
@@ -140,11 +151,16 @@ async function runUntilMidway(name: string, holdB: boolean): Promise<{ run: Live
     );
   });
   const refused = { zephyr: refusedSends('zephyr'), cucumberstudio: refusedSends('cucumberstudio') };
-  if (holdB) holdResultSends();
+  if (b === 'held') holdResultSends();
+  if (b === 'in flight')
+    for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { latencyMs: IN_FLIGHT_MS[service] });
   run.open('b');
   await until('groups A and B final in Playwright', () => run.finished() === 5);
   await until('two of group C running', () => GROUP('c').filter((t) => run.started().includes(t)).length === 2);
-  if (holdB)
+  if (b === 'in flight')
+    // Zephyr gets B's two results in one batch (a bulk status and a comment PUT); CucumberStudio one batch at a time.
+    await until("B's results received and not answered", () => inFlight('zephyr') >= 2 && inFlight('cucumberstudio') >= 1);
+  else if (b === 'held')
     await until(
       "B's results sent and held by both services",
       () => refusedSends('zephyr') > refused.zephyr && refusedSends('cucumberstudio') > refused.cucumberstudio,
@@ -180,7 +196,7 @@ async function replayTwice(outboxDir: string): Promise<void> {
 describe('SIGINT mid-run (live)', () => {
   it('the end sends what the stream had not plus the interrupted tests, once; tests that never ran are not invented', async () => {
     const name = 'sigint';
-    const { run, startedC } = await runUntilMidway(name, false);
+    const { run, startedC } = await runUntilMidway(name, 'streamed');
     run.child.kill('SIGINT');
     const exit = await run.exited;
     expect(exit.code, exit.output).toBe(130);
@@ -195,7 +211,7 @@ describe('SIGINT mid-run (live)', () => {
 
   it('with sends held by the services, the rest stays in the journal and replay sends it exactly once', async () => {
     const name = 'sigint held';
-    const { run, startedC } = await runUntilMidway(name, true);
+    const { run, startedC } = await runUntilMidway(name, 'held');
     run.child.kill('SIGINT');
     const exit = await run.exited;
     expect(exit.code, exit.output).toBe(130);
@@ -219,7 +235,7 @@ describe('SIGINT mid-run (live)', () => {
 describe('SIGKILL mid-run (live)', () => {
   it('what was journaled before the kill is sent once by replay; the running tests had no result and get none', async () => {
     const name = 'sigkill';
-    const { run, startedC } = await runUntilMidway(name, true);
+    const { run, startedC } = await runUntilMidway(name, 'held');
     run.child.kill('SIGKILL');
     const exit = await run.exited;
     expect(exit.signal).toBe('SIGKILL');
@@ -235,6 +251,33 @@ describe('SIGKILL mid-run (live)', () => {
     expect(held(name)).toEqual(expected(designed(startedC, 'never ran')));
   });
 });
+
+describe('SIGKILL with results in flight (live)', () => {
+  it('results the services applied after the kill, before the journal could say so, are not sent again by replay', async () => {
+    const name = 'sigkill in flight';
+    const { run, startedC } = await runUntilMidway(name, 'in flight');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    run.cleanup();
+    // The services answer the held requests to nobody, and apply them: B's failure is in Zephyr, journaled as not done.
+    await until('held requests answered', () => inFlight('zephyr') === 0 && inFlight('cucumberstudio') === 0);
+    for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { latencyMs: 0 });
+    expect(heldOrEmpty(name).zephyr['PROJ-5']).toEqual([FAIL, 1]);
+    expect(doneInJournal(run.outboxDir, 'zephyr')).not.toContain('PROJ-5');
+    await replayTwice(run.outboxDir);
+    expect(held(name)).toEqual(expected(designed(startedC, 'never ran')));
+  });
+});
+
+/** Keys the journal marks done for a target. */
+function doneInJournal(outboxDir: string, target: string): string[] {
+  const lines = outboxFiles(outboxDir).flatMap((f) => fs.readFileSync(path.join(outboxDir, f), 'utf8').split('\n'));
+  return lines
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { t: string; target?: string; items?: Array<[string]> })
+    .filter((l) => l.t === 'done' && l.target === target)
+    .flatMap((l) => l.items!.map(([key]) => key));
+}
 
 /** Playwright's report for these outcomes: one result per test that ran, none for a test that never ran. */
 function recordedBy(outcomes: Record<string, string>): Record<string, string[]> {

@@ -28,6 +28,8 @@ export interface ZephyrExecution {
   issueId: number;
   issueKey: string;
   statusId: number;
+  /** As the listing gave it (absent when it gave none), then as we last set it. */
+  comment?: string;
 }
 
 export interface JobProgress {
@@ -193,7 +195,7 @@ export class ZephyrClient {
     // Ids arrive as numbers or numeric strings.
     type Page = {
       searchObjectList?: Array<{
-        execution?: { id: string | number; issueId: number | string; status?: { id: number | string } };
+        execution?: { id: string | number; issueId: number | string; status?: { id: number | string }; comment?: unknown };
         issueKey?: string;
       }>;
       totalCount?: number | string;
@@ -212,6 +214,7 @@ export class ZephyrClient {
         issueId: Number(w.execution!.issueId),
         issueKey: String(w.issueKey),
         statusId: Number(w.execution!.status?.id ?? -1),
+        ...(typeof w.execution!.comment === 'string' ? { comment: w.execution!.comment } : {}),
       }));
     return { items, total: Number(page.totalCount ?? items.length) };
   }

@@ -133,11 +133,17 @@ export class ZephyrTarget implements Target {
       }
     }
     for (const { item, e } of puts) {
+      // Already so in the service (a process killed after sending, before journaling it; replay reads the cycle
+      // afresh): the PUT would change nothing but the execution's history. Step results are absolute: set anyway.
+      const already = e.statusId === Number(item.status) && e.comment === item.comment;
       work.push(
-        this.client
-          .updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId })
+        (already
+          ? Promise.resolve()
+          : this.client.updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId })
+        )
           .then(async () => {
             e.statusId = Number(item.status);
+            e.comment = item.comment;
             if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
             result.done.push(item);
           })

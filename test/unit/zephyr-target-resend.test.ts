@@ -1,0 +1,98 @@
+/**
+ * A process killed after the service applied its comment PUT but before the journal said so leaves the
+ * result to replay; replay reads the cycle afresh and must not set the same status and comment again
+ * (each PUT is a change in the execution's history). A different comment still goes out.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config';
+import { createHttp } from '../../src/http/client';
+import type { Target } from '../../src/kit/target';
+import type { TestRecord } from '../../src/model';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox';
+import { zephyr } from '../../src/targets/zephyr/definition';
+
+let sandbox: RunningSandbox;
+const http = createHttp();
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, zephyr: { jobDelayMs: 20 } });
+});
+afterAll(async () => {
+  await http.close();
+  await sandbox.close();
+});
+
+/** A fresh target, as a new process (the reporter, then replay) has it: prepared for `keys`. */
+async function freshTarget(cycleName: string, keys: string[], zephyrOptions: Record<string, unknown> = {}): Promise<Target> {
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName };
+  const config = resolveConfig({ definitions: [zephyr], options: { zephyr: zephyrOptions }, env });
+  expect(config.problems).toEqual([]);
+  const target = zephyr.create(config.targets[0].config as never, {
+    send: http.send,
+    secrets: config.secrets,
+    tuning: { zephyr: { firstPollMs: 10 } },
+  });
+  await target.begin({ knownKeys: keys });
+  await target.prepared();
+  return target;
+}
+
+const record = (key: string, outcome: TestRecord['outcome'], error?: string): TestRecord => ({
+  testId: key,
+  title: `t › ${key}`,
+  keys: { zephyr: [key] },
+  outcome,
+  error,
+  attempts: 1,
+});
+
+function cycleState(cycleName: string): any[] {
+  const cycles = (sandbox.state().zephyr as { cycles: Array<{ name: string; executions: any[] }> }).cycles;
+  return cycles.find((c) => c.name === cycleName)!.executions;
+}
+function executions(cycleName: string): Record<string, [status: number, changes: number, comment: string]> {
+  return Object.fromEntries(cycleState(cycleName).map((e) => [e.issueKey, [e.statusId, e.statusChanges, e.comment]]));
+}
+const puts = () => sandbox.stats().zephyr.byRoute['PUT /execution/:id'] ?? 0;
+
+it('replay does not PUT a status and comment the execution already has; a changed comment is still sent', async () => {
+  const name = 'already sent';
+  const keys = ['PROJ-1', 'PROJ-2'];
+  const records = [record('PROJ-1', 'failed', 'boom'), record('PROJ-2', 'passed')];
+  const first = await freshTarget(name, keys);
+  const statuses = await first.resolveStatuses('service');
+  const plan = first.plan(records, statuses);
+  expect((await first.publish(plan)).done).toHaveLength(2);
+  const sent = executions(name);
+  expect(sent['PROJ-1'].slice(0, 2)).toEqual([2, 1]);
+  expect(sent['PROJ-2'].slice(0, 2)).toEqual([1, 1]);
+
+  // "Replay": a new process, the same plan (nothing journaled as done).
+  const before = puts();
+  const again = await freshTarget(name, keys);
+  const result = await again.publish(again.plan(records, statuses));
+  expect(result.done.map((i) => i.key).sort()).toEqual(keys);
+  expect(puts()).toBe(before);
+  expect(executions(name)).toEqual(sent);
+
+  // A different failure text is a change: it goes out.
+  const changed = [record('PROJ-1', 'failed', 'another boom'), record('PROJ-2', 'passed')];
+  expect((await again.publish(again.plan(changed, statuses))).done).toHaveLength(2);
+  expect(puts()).toBe(before + 1);
+  expect(executions(name)['PROJ-1'][1]).toBe(2);
+  expect(executions(name)['PROJ-1'][2]).toContain('another boom');
+});
+
+it('detailed step results still go out when the PUT is skipped (the kill may have come between the two)', async () => {
+  const name = 'steps after the kill';
+  const failed = { ...record('PROJ-3', 'failed', 'boom'), steps: ['passed', 'failed'] as TestRecord['steps'] };
+  // The first process set status and comment, and died before the step results.
+  const first = await freshTarget(name, ['PROJ-3']);
+  const statuses = await first.resolveStatuses('service');
+  await first.publish(first.plan([failed], statuses));
+  expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([-1, -1, -1]);
+  const before = puts();
+  const replay = await freshTarget(name, ['PROJ-3'], { stepResults: 'detailed' });
+  expect((await replay.publish(replay.plan([failed], statuses))).done).toHaveLength(1);
+  expect(puts()).toBe(before);
+  expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
+});
