@@ -22,7 +22,7 @@ function project(label, { n, failEvery = 0, sleepMs = 0, reporter, files = 4, wo
   const write = (name, rep) =>
     fs.writeFileSync(
       path.join(dir, name),
-      `module.exports = ${JSON.stringify({ testDir: './tests', workers, fullyParallel: true, retries: 0, reporter: rep }, null, 2)};\n`,
+      `module.exports = ${JSON.stringify({ testDir: './tests', outputDir: './test-results', workers, fullyParallel: true, retries: 0, reporter: rep }, null, 2)};\n`,
     );
   write('playwright.config.js', reporter);
   return { dir, write };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
 /**
@@ -13,13 +14,17 @@ export class Deadline {
   /** Aborts (with a DeadlineError) when the deadline passes: polls and waits that take a signal stop then. */
   readonly expired: AbortSignal = this.passed.signal;
 
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  constructor(private readonly now: () => number = () => Date.now()) {
+    // Every wait of the run listens to it (dozens of job polls at once in a large run): not a leak, so no warning.
+    setMaxListeners(0, this.passed.signal, this.set.signal);
+  }
 
   /** From now on, nothing may wait past `ms` from now. Waits under way wake up to check. */
   startIn(ms: number): void {
     this.at = this.now() + ms;
     this.set.abort();
     this.set = new AbortController();
+    setMaxListeners(0, this.set.signal);
     // Unref'd: once the run's work is done, this timer must not keep the process alive.
     setTimeout(() => this.passed.abort(new DeadlineError(`publishTimeout (${Math.round(ms / 1000)} s) reached`)), ms).unref();
   }

@@ -202,7 +202,7 @@ describe('evidence: policies, limits, replay (live)', () => {
     sandbox.setFaults('zephyr', { overrides: [outage] });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_PUBLISH_TIMEOUT: '8' }) });
+      run = await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_PUBLISH_TIMEOUT: '20' }) });
     } finally {
       sandbox.setFaults('cucumberstudio', { overrides: [] });
       sandbox.setFaults('zephyr', { overrides: [] });

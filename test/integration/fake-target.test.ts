@@ -64,7 +64,7 @@ test('not mapped', () => {});
 `;
 
 function config(reporters: string): string {
-  return `export default { testDir: './tests', retries: 1, workers: 2, fullyParallel: true, reporter: ${reporters} };\n`;
+  return `export default { testDir: './tests', outputDir: './test-results', retries: 1, workers: 2, fullyParallel: true, reporter: ${reporters} };\n`;
 }
 
 describe.each(MODES)('a third target from outside src/ (%s)', (mode) => {

@@ -94,8 +94,11 @@ export function exec(
 }
 
 function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions): string {
+  // outputDir inside the run's own folder: Playwright's default is next to the nearest package.json (the repository),
+  // shared by every run, and each run clears it at its start — files of a run still publishing would vanish.
   const body = `{
   testDir: './tests',
+  outputDir: './test-results',
   retries: ${o.retries ?? 0},
   workers: ${o.workers ?? 2},
   fullyParallel: true,
