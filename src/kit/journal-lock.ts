@@ -57,9 +57,12 @@ export function isPidAlive(pid: number): boolean {
 
 /**
  * Takes `<journalFile>.lock`, or says who holds it. A lock left by a killed replay (its pid gone on this
- * host, or older than `maxAgeMs`, or unreadable past a short grace) is taken over, race-safely: the stale
- * file is first renamed aside under a unique name (only one process can move a given file), checked to be
- * the very file judged stale, and only then is a new lock created with an exclusive open.
+ * host, or older than `maxAgeMs`, or unreadable past a short grace) is taken over, race-safely: only the
+ * process holding `<lock>.takeover` (an exclusive create) may remove a lock, and only after reading it
+ * again and finding the very bytes it judged stale; the new lock is then made by the same exclusive create
+ * as always, so whoever gets there first wins and exactly one process holds the lock. (Moving the file
+ * aside to inspect it, as before, left a moment with no lock at all, in which a third process could win
+ * beside the taker.)
  */
 export function acquireJournalLock(journalFile: string, o: JournalLockOptions = {}): JournalLock {
   const file = `${journalFile}.lock`;
@@ -77,7 +80,8 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
         if (released) return;
         released = true;
         heldHere.delete(file);
-        moveAsideIf(file, (_stat, text) => text === content);
+        // Ours still (nobody took it over as too old meanwhile): then it goes.
+        if (read(file)?.text === content) fs.rmSync(file, { force: true });
       };
       return { acquired: true, file, tookOver, release };
     }
@@ -89,9 +93,7 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
       : { ageMs: Math.max(0, now() - seen.stat.mtimeMs) };
     const why = staleness(file, owner, holder.ageMs, me, o);
     if (!why) return { acquired: false, file, heldBy: holder };
-    // Same inode, same mtime, same bytes: the file we judged, not a fresh lock someone made since.
-    const same = (stat: fs.Stats, text: string) => stat.ino === seen.stat.ino && stat.mtimeMs === seen.stat.mtimeMs && text === seen.text;
-    if (moveAsideIf(file, same)) tookOver = { ...holder, why };
+    if (removeIfStill(file, seen, now, o.graceMs ?? 10_000)) tookOver = { ...holder, why };
   }
   return { acquired: false, file, heldBy: holder };
 }
@@ -158,28 +160,25 @@ function parseOwner(text: string): LockOwner | undefined {
 }
 
 /**
- * Removes `file` only if it is the one `expected` recognises. The rename is the atomic step (of several
- * processes renaming one file, one succeeds); the check runs on the moved copy, and a file moved by
- * mistake (someone's new lock) is linked back, never over a lock created in the meantime.
+ * Removes the stale lock `seen` while holding `<lock>.takeover`: true when it was removed (the caller then
+ * races for the lock by exclusive create like everyone). Another taker at work: false, and the next round
+ * finds its new lock (live: refused). A takeover file left by a taker that died is itself stale after `graceMs`.
  */
-function moveAsideIf(file: string, expected: (stat: fs.Stats, text: string) => boolean): boolean {
-  const aside = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.stale`;
+function removeIfStill(file: string, seen: { stat: fs.Stats; text: string }, now: () => number, graceMs: number): boolean {
+  const mutex = `${file}.takeover`;
+  const token = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  if (!create(mutex, token)) {
+    const other = read(mutex);
+    if (other && now() - other.stat.mtimeMs > graceMs && read(mutex)?.text === other.text) fs.rmSync(mutex, { force: true });
+    return false;
+  }
   try {
-    fs.renameSync(file, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
+    // Only a takeover holder removes a lock, so what is read here cannot change before the removal.
+    const again = read(file);
+    if (!again || again.text !== seen.text || again.stat.ino !== seen.stat.ino) return false;
+    fs.rmSync(file, { force: true });
+    return true;
+  } finally {
+    if (read(mutex)?.text === token) fs.rmSync(mutex, { force: true });
   }
-  const moved = read(aside);
-  const ok = moved !== undefined && expected(moved.stat, moved.text);
-  if (!ok) {
-    try {
-      fs.linkSync(aside, file);
-    } catch (error) {
-      // No hard links on this file system: put it back by rename, unless a newer lock is there already.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' && !fs.existsSync(file)) fs.renameSync(aside, file);
-    }
-  }
-  fs.rmSync(aside, { force: true });
-  return ok;
 }
