@@ -8,6 +8,9 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RequestLogEntry } from '../../src/sandbox/server';
 import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, testSandbox, zephyrStatuses, type Mode } from './harness';
 import { CS_EXPECTED, CS_SUITE, ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
+import { resolveConfig } from '../../src/config';
+import { createHttp } from '../../src/http/client';
+import { zephyr } from '../../src/targets/zephyr/definition';
 
 const LIST = 'GET /projects/:pid/test_runs/:trid/test_snapshots';
 const ALL_SCENARIOS = 'GET /projects/:pid/scenarios';
@@ -190,6 +193,47 @@ describe('Zephyr answers as production did (live)', () => {
     expect(count(log, 'POST /executions', 200)).toBeGreaterThan(0);
     expect(count(log, 'GET /jobprogress/:token', 200)).toBeGreaterThan(0);
     expect(log.filter((e) => e.status >= 400)).toEqual([]);
+  });
+});
+
+describe("Zephyr's ZQL search index (live)", () => {
+  /** Another shard's 200 executions already in the cycle: paging it would take 5 reads, ZQL finds our 11 in one. */
+  async function cycleWithOthers(name: string): Promise<void> {
+    const http = createHttp();
+    try {
+      const config = resolveConfig({ definitions: [zephyr], options: { zephyr: {} }, env: currentHost({ ZEPHYR_CYCLE_NAME: name }) });
+      const other = zephyr.create(config.targets[0].config as never, {
+        send: http.send,
+        secrets: config.secrets,
+        tuning: { zephyr: { firstPollMs: 10 } },
+      });
+      await other.begin({ knownKeys: Array.from({ length: 200 }, (_, i) => `PROJ-${101 + i}`) });
+      await other.prepared();
+    } finally {
+      await http.close();
+    }
+  }
+  const ours = (name: string) => Object.fromEntries(Object.entries(zephyrStatuses(sandbox, name)).filter(([k]) => k in ZEPHYR_EXPECTED));
+
+  // Two reads: the 10 keys known at the start, then PROJ-11 (a run-time annotation) when its test ends.
+  it.each([
+    ['indexed', { searches: 2, status: 200, pages: 1 }],
+    ['stale', { searches: 2, status: 200, pages: 10 }],
+    ['absent', { searches: 1, status: 404, pages: 10 }],
+  ] as const)("zql '%s': a shard joining a cycle of 200 publishes exactly, reading %o", async (style, expected) => {
+    const name = `zql ${style}`;
+    await cycleWithOthers(name);
+    const { value: run, log } = await withSettings({ zephyr: { zql: style } }, () =>
+      recorded('zephyr', () => runPlaywright({ files: ZEPHYR_SUITE, env: currentHost({ ZEPHYR_CYCLE_NAME: name }), retries: 1 })),
+    );
+    expect(ours(name)).toEqual(ZEPHYR_EXPECTED);
+    expect(Object.keys(zephyrStatuses(sandbox, name))).toHaveLength(211);
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 11, unsent: 0, errors: [] });
+    // The listing's first page (the cycle's size), then ZQL for our keys; the whole listing (5 pages a read) only
+    // when ZQL did not find them; a 404 is not asked again.
+    expect(count(log, 'POST /zql/search')).toBe(expected.searches);
+    expect(count(log, 'POST /zql/search', expected.status)).toBe(expected.searches);
+    expect(count(log, 'GET /executions/search/cycle/:id')).toBe(expected.pages);
   });
 });
 

@@ -11,7 +11,7 @@ import { StepCatalog, type TestStepsOption } from './steps';
 
 export type { ZephyrSnapshot } from './views';
 export type { TestStepsOption } from './steps';
-export type { JobTokenStyle, RetryAfterStyle, ZephyrSettings } from './settings';
+export type { JobTokenStyle, RetryAfterStyle, ZephyrSettings, ZqlStyle } from './settings';
 export { verifyToken } from './auth';
 export { canonicalQuery, canonicalRequest, canonicalUri, computeQsh } from './qsh';
 
@@ -102,6 +102,7 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrMo
     ...checkZephyrSettings({
       retryAfter: options.retryAfter ?? (options.retryAfterHeader ? 'seconds' : undefined),
       jobTokenStyle: options.jobTokenStyle,
+      zql: options.zql,
     }),
   };
   const keys = new Map<string, Credentials>([[accessKey, { accessKey, secretKey }]]);

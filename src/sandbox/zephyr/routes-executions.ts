@@ -15,6 +15,7 @@ import {
 import { queryProjectVersion } from './routes-cycles';
 import { AD_HOC_ID, type Execution, type ZephyrStore } from './store';
 import { executionWrapper } from './views';
+import { parseZql, runZql } from './zql';
 
 export const MAX_PAGE = 50;
 
@@ -128,6 +129,21 @@ function searchCycle(c: RouteContext) {
   return ok({ searchObjectList: list.slice(offset, offset + size).map((e) => executionWrapper(c.store, e)), totalCount: list.length });
 }
 
+/** `POST zql/search` (§4.7 #32): paging in the body (`offset`, `maxRecords` ≤ 50; its default is
+ * not documented: 20, as in the execution search clients send), the 1.0 page shape. */
+function searchZql(c: RouteContext) {
+  if (c.settings.zql === 'absent') throw new ApiError(404, `No such resource: ${c.req.method} ${c.req.rawPath}`, 404);
+  const body = bodyObject(c.body);
+  if (typeof body.zqlQuery !== 'string') throw body.zqlQuery === undefined ? missing('zqlQuery') : invalid('zqlQuery', body.zqlQuery);
+  const offset = optionalJiraId(body.offset, 'offset') ?? 0;
+  const size = optionalJiraId(body.maxRecords, 'maxRecords') ?? 20;
+  if (size > MAX_PAGE) throw new ApiError(400, 'maxRecords should not exceed 50', ERR.generic);
+  if (size < 1 || offset < 0) throw invalid(size < 1 ? 'maxRecords' : 'offset', size < 1 ? size : offset);
+  const query = parseZql(body.zqlQuery);
+  const found = c.settings.zql === 'stale' ? [] : runZql(c.store, query);
+  return ok({ searchObjectList: found.slice(offset, offset + size).map((e) => executionWrapper(c.store, e)), totalCount: found.length });
+}
+
 export const executionRoutes: Route[] = [
   { method: 'POST', path: '/execution', handler: createExecution },
   { method: 'GET', path: '/execution/:id', handler: getExecution },
@@ -135,4 +151,5 @@ export const executionRoutes: Route[] = [
   { method: 'DELETE', path: '/execution/:id', handler: deleteExecution },
   { method: 'GET', path: '/executions', handler: listByIssue },
   { method: 'GET', path: '/executions/search/cycle/:id', handler: searchCycle },
+  { method: 'POST', path: '/zql/search', handler: searchZql },
 ];

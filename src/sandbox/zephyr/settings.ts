@@ -23,16 +23,28 @@ export const RETRY_AFTER_STYLES: readonly RetryAfterStyle[] = ['none', 'zero', '
 export type JobTokenStyle = 'text' | 'json-string' | 'object';
 export const JOB_TOKEN_STYLES: readonly JobTokenStyle[] = ['text', 'json-string', 'object'];
 
+/**
+ * What `POST zql/search` sees. ZQL is served from a search index, not from the cycle itself, so an execution
+ * just added may be missing from it for a while; a client must not take "not found by ZQL" as "not in the cycle":
+ * - `'indexed'`: every execution is found at once (default);
+ * - `'stale'`: the index has nothing yet (every query answers an empty page);
+ * - `'absent'`: the route does not exist (404), as behind a gateway that does not pass it.
+ */
+export type ZqlStyle = 'indexed' | 'stale' | 'absent';
+export const ZQL_STYLES: readonly ZqlStyle[] = ['indexed', 'stale', 'absent'];
+
 export interface ZephyrSettings {
   retryAfter: RetryAfterStyle;
   jobTokenStyle: JobTokenStyle;
+  zql: ZqlStyle;
 }
 
-export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = { retryAfter: 'none', jobTokenStyle: 'text' };
+export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = { retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed' };
 
 const CHECKS: Record<keyof ZephyrSettings, readonly string[]> = {
   retryAfter: RETRY_AFTER_STYLES,
   jobTokenStyle: JOB_TOKEN_STYLES,
+  zql: ZQL_STYLES,
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

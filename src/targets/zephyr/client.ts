@@ -5,7 +5,11 @@ import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
 import { signRequest, type ZephyrCredentials } from './jwt';
 import { zephyrMessages } from './errors';
-import { normalizeJobProgress, parseJobToken } from './jobs';
+import { normalizeJobProgress, parseJobToken, type JobProgress } from './job-answers';
+import { PAGE_SIZE, parseExecutionPage, type ExecutionPage, type RawExecutionPage, type ZephyrExecution } from './executions';
+
+export type { ZephyrExecution } from './executions';
+export type { JobProgress } from './job-answers';
 
 export interface ZephyrStatus {
   id: number;
@@ -23,28 +27,11 @@ export interface ZephyrCycle {
   executionSummaries?: Array<{ executionStatusId?: number; executionStatusName?: string; count?: number }>;
 }
 
-export interface ZephyrExecution {
-  id: string;
-  issueId: number;
-  issueKey: string;
-  statusId: number;
-  /** As the listing gave it (absent when it gave none), then as we last set it. */
-  comment?: string;
-}
-
-export interface JobProgress {
-  progress?: number;
-  message?: string;
-  summaryMessage?: string;
-  errorMessage?: string | null;
-}
-
 type Query = Record<string, string | number | undefined>;
 
 const API = '/public/rest/api/1.0';
 /** Forwarded along the service's redirects, never to a target the redirect rules refuse. */
 const CREDENTIAL_HEADERS = ['Authorization', 'zapiAccessKey'] as const;
-export const PAGE_SIZE = 50;
 
 /**
  * ZAPI Cloud endpoints. Every call goes through the lane (pacing, 429 pauses) and is signed afresh
@@ -186,37 +173,19 @@ export class ZephyrClient {
   }
 
   /** One page (≤ 50) of the cycle's executions. */
-  async executionsPage(
-    cycleId: string,
-    projectId: number,
-    versionId: number,
-    offset: number,
-  ): Promise<{ items: ZephyrExecution[]; total: number }> {
-    // Ids arrive as numbers or numeric strings.
-    type Page = {
-      searchObjectList?: Array<{
-        execution?: { id: string | number; issueId: number | string; status?: { id: number | string }; comment?: unknown };
-        issueKey?: string;
-      }>;
-      totalCount?: number | string;
-    };
-    const page = await this.json<Page>('executions/search', 'GET', `/executions/search/cycle/${encodeURIComponent(cycleId)}`, {
-      projectId,
-      versionId,
-      offset,
-      size: PAGE_SIZE,
-    });
+  async executionsPage(cycleId: string, projectId: number, versionId: number, offset: number): Promise<ExecutionPage> {
+    const path = `/executions/search/cycle/${encodeURIComponent(cycleId)}`;
+    const page = await this.json<RawExecutionPage>('executions/search', 'GET', path, { projectId, versionId, offset, size: PAGE_SIZE });
     if (!Array.isArray(page.searchObjectList)) expectArray(page.searchObjectList, 'GET /executions/search/cycle (searchObjectList)');
-    const items = (page.searchObjectList ?? [])
-      .filter((w) => w.execution && w.issueKey)
-      .map((w) => ({
-        id: String(w.execution!.id),
-        issueId: Number(w.execution!.issueId),
-        issueKey: String(w.issueKey),
-        statusId: Number(w.execution!.status?.id ?? -1),
-        ...(typeof w.execution!.comment === 'string' ? { comment: w.execution!.comment } : {}),
-      }));
-    return { items, total: Number(page.totalCount ?? items.length) };
+    return parseExecutionPage(page);
+  }
+
+  /** One page (≤ 50) of a ZQL execution search; paging goes in the body. */
+  async zqlPage(zqlQuery: string, offset: number): Promise<ExecutionPage> {
+    const body = { zqlQuery, offset, maxRecords: PAGE_SIZE };
+    const page = await this.json<RawExecutionPage>('zql/search', 'POST', '/zql/search', { isAdvanced: 'true' }, body);
+    if (!Array.isArray(page.searchObjectList)) expectArray(page.searchObjectList, 'POST /zql/search (searchObjectList)');
+    return parseExecutionPage(page);
   }
 
   /** Sets status and comment of one execution; ZAPI wants issueId and projectId repeated. */

@@ -35,16 +35,26 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     containerId: c.cycleId,
   }),
   create(config, deps) {
+    const rate = pacing(config, deps.processes ?? 1);
     const lane = new RequestLane({
       name: 'Zephyr',
       concurrency: 4,
-      rateLimit: pacing(config, deps.processes ?? 1),
+      rateLimit: rate,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
       ...deps.lane,
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
-    const jobs = { ...(deps.tuning?.zephyr as JobWaitOptions | undefined), signal: deps.deadline?.expired };
+    const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
+    // Under a small budget (a shard's few calls a minute) a poll is a call taken from the results: look at a job
+    // no more often than the budget allows one call, not every 200 ms.
+    const share = rate ? rate.windowMs / rate.count : 0;
+    const jobs = {
+      ...tuning,
+      firstPollMs: Math.max(tuning.firstPollMs ?? 200, share),
+      maxPollMs: Math.max(tuning.maxPollMs ?? 2_000, share),
+      signal: deps.deadline?.expired,
+    };
     return new ZephyrTarget(config, client, lane, jobs, deps.runInfo);
   },
 };

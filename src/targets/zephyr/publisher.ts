@@ -20,6 +20,7 @@ import { BUILT_IN_STATUSES, resolveStatusMap, UNEXECUTED, zephyrRank } from './s
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
 import { ExecutionEvidence, STEP_PASS } from './evidence';
+import { ExecutionReader } from './executions';
 
 const ADD_CHUNK = 100;
 const BULK_CHUNK = 1000;
@@ -39,6 +40,7 @@ export class ZephyrTarget implements Target {
   private readonly executions = new Map<string, ZephyrExecution>();
   private readonly rejected = new Map<string, string>();
   private readonly evidence: ExecutionEvidence;
+  private readonly reader: ExecutionReader;
 
   constructor(
     private readonly cfg: ZephyrConfig,
@@ -49,6 +51,7 @@ export class ZephyrTarget implements Target {
     private readonly runInfo: RunInfo = { description: 'Published by playwright-tms-reporter' },
   ) {
     this.evidence = new ExecutionEvidence(client, lane);
+    this.reader = new ExecutionReader(client);
   }
 
   /**
@@ -243,7 +246,7 @@ export class ZephyrTarget implements Target {
     return { id: String(value.id), name, reused };
   }
 
-  /** Adds missing keys (≤ 100 per job), waits for the jobs, then re-reads the cycle's executions. */
+  /** Adds missing keys (≤ 100 per job), waits for the jobs, then reads their executions (see ExecutionReader). */
   private async ensureInCycle(keys: readonly string[]): Promise<void> {
     const cycleId = this.cycle.require().id;
     const missing = [...new Set(keys)].filter((k) => !this.executions.has(k));
@@ -257,7 +260,9 @@ export class ZephyrTarget implements Target {
         for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
       }),
     );
-    await this.readExecutions();
+    const cycle = this.cycle.require();
+    const wanted = missing.filter((k) => !invalid.has(k));
+    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, wanted)) this.executions.set(e.issueKey, e);
     for (const k of missing) {
       if (!this.executions.has(k)) {
         this.rejected.set(
@@ -268,18 +273,5 @@ export class ZephyrTarget implements Target {
         );
       }
     }
-  }
-
-  /** Reads every execution of the cycle, 50 per page, pages in parallel after the first. */
-  private async readExecutions(): Promise<void> {
-    const cycleId = this.cycle.require().id;
-    const { projectId, versionId } = this.cfg;
-    const first = await this.client.executionsPage(cycleId, projectId, versionId, 0);
-    const pages = [first];
-    const offsets: number[] = [];
-    for (let offset = first.items.length; offset < first.total && first.items.length > 0; offset += first.items.length)
-      offsets.push(offset);
-    pages.push(...(await Promise.all(offsets.map((o) => this.client.executionsPage(cycleId, projectId, versionId, o)))));
-    for (const page of pages) for (const e of page.items) this.executions.set(e.issueKey, e);
   }
 }
