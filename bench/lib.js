@@ -30,9 +30,21 @@ function silentPrinter(lines = []) {
 }
 
 let counter = 0;
+/** Folders this process made: removed when it exits (an interrupted bench leaves only its own). */
+const made = [];
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  // `.tmp` itself only when nothing else (a test run) is using it.
+  try {
+    if (made.length) fs.rmdirSync(path.join(REPO, '.tmp'));
+  } catch {
+    // not empty: in use
+  }
+});
 function tmpDir(label) {
   const dir = path.join(REPO, '.tmp', `bench-${label}-${process.pid}-${Date.now()}-${counter++}`);
   fs.mkdirSync(dir, { recursive: true });
+  made.push(dir);
   return dir;
 }
 

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/model';
 
@@ -44,7 +45,7 @@ let counter = 0;
 const made: string[] = [];
 /** A folder for one run inside the repository (so the reporter resolves by package name); removed after the file's tests. */
 export function tempDir(label: string): string {
-  const dir = path.join(REPO, '.tmp', `${label}-${process.pid}-${Date.now()}-${counter++}`);
+  const dir = path.join(inject('scratchDir'), `${label}-${process.pid}-${Date.now()}-${counter++}`);
   fs.mkdirSync(dir, { recursive: true });
   made.push(dir);
   return dir;
@@ -53,12 +54,7 @@ export function tempDir(label: string): string {
 /** Removes every folder tempDir made in this process (vitest runs it after each test file, see test/setup.ts). */
 export function removeTempDirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-  // The shared parent goes too once nothing else uses it (another worker may still have folders there).
-  try {
-    fs.rmdirSync(path.join(REPO, '.tmp'));
-  } catch {
-    /* not empty: another test file is still running */
-  }
+  // The run's scratch folder itself goes at the run's end (test/global-setup.ts).
 }
 
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
