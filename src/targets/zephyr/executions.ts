@@ -77,9 +77,10 @@ const zqlRefused = (error: unknown): boolean =>
  * Reads the executions of `wanted` keys in one cycle, by the cheaper of two ways. The cycle listing pages the
  * whole cycle (50 per call): right when this process needs most of it. A shard, a replay or a late key needs a
  * few of many — several shards on one key each paging the shared cycle spent half their calls on it — so once
- * the cycle's size is known (the listing's first page tells it; a later read reuses it) the keys are looked up by
- * ZQL, 50 per call, when that takes fewer calls. ZQL reads a search index that may lag behind the cycle: keys it does not find are
- * then read from the listing, which is the truth, and a service without ZQL is remembered and not asked again.
+ * the cycle's size is known (the listing's first page tells it; a later read reuses it) the keys are looked up
+ * by ZQL, 50 per call, when that takes fewer calls. ZQL reads a search index that may lag behind the cycle:
+ * keys it does not find are then read from the listing, which is the truth, and a service without ZQL is
+ * remembered and not asked again.
  */
 export class ExecutionReader {
   private zqlUsable = true;
