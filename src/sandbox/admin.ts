@@ -1,11 +1,23 @@
-import type { RunningSandbox } from './server';
 import type { ServiceFaults, ServiceName, SandboxResponse } from './types';
+
+/** What the admin API reads and changes: the running sandbox as seen from here (the server hands itself in). */
+export interface AdminControls {
+  readonly modules: ReadonlyArray<{ readonly name: ServiceName }>;
+  state(): unknown;
+  stats(): unknown;
+  log(): unknown;
+  setFaults(service: ServiceName, faults: Partial<ServiceFaults>): void;
+  faults(service: ServiceName): ServiceFaults;
+  configure(service: ServiceName, patch: Record<string, unknown>): unknown;
+  settings(): unknown;
+  reset(): void;
+}
 
 /**
  * The admin API under `/__sandbox` (tests, demo, bench and the CLI's users drive the sandbox through it):
  * state, stats and the request log to read; faults (core) and settings (each module's own switches) to change.
  */
-export function adminAnswer(sandbox: RunningSandbox, method: string, path: string, rawBody: string): SandboxResponse {
+export function adminAnswer(sandbox: AdminControls, method: string, path: string, rawBody: string): SandboxResponse {
   const faultsByService = () => Object.fromEntries(sandbox.modules.map((m) => [m.name, sandbox.faults(m.name)]));
   try {
     if (method === 'GET' && (path === '/state' || path === '/state/')) return { status: 200, body: sandbox.state() };

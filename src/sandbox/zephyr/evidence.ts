@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { StepCatalog } from './steps';
-import type { Execution, Issue } from './store';
+import type { Execution, Issue } from './entities';
 
 /** One step's result within one execution (§3.8); exists from the execution's creation on. */
 export interface StepResult {

@@ -1,4 +1,4 @@
-import type { Issue, StatusDef } from './store';
+import type { Issue, StatusDef } from './entities';
 
 /**
  * Test steps of the virtual issues (a Zephyr Squad test is a Jira issue whose steps live in Zephyr, §3.7).

@@ -2,16 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { EvidenceStore } from './evidence';
 import { ApiError, ERR, notFound } from './http';
 import type { StepCatalog } from './steps';
+import type { Execution, Issue, StatusDef } from './entities';
 
-/** Execution status as `GET /execution/statuses` returns it (§3.2). */
-export interface StatusDef {
-  id: number;
-  name: string;
-  description: string;
-  color: string;
-  /** 0 = built-in, 1 = tenant-defined. */
-  type: number;
-}
+export type { Execution, Issue, StatusDef } from './entities';
 
 export const BUILTIN_STATUSES: readonly StatusDef[] = [
   { id: -1, name: 'UNEXECUTED', description: 'The test has not yet been executed.', color: '#A0A0A0', type: 0 },
@@ -24,33 +17,6 @@ export const BUILTIN_STATUSES: readonly StatusDef[] = [
 export const UNEXECUTED = -1;
 export const AD_HOC_ID = '-1';
 export const AD_HOC_NAME = 'Ad hoc';
-
-export interface Issue {
-  id: number;
-  key: string;
-  summary: string;
-}
-
-export interface Execution {
-  id: string;
-  issueId: number;
-  issueKey: string;
-  projectId: number;
-  versionId: number;
-  cycleId: string;
-  orderId: number;
-  statusId: number;
-  comment: string;
-  executedOn: number | null;
-  executedByAccountId: string | null;
-  createdByAccountId: string;
-  modifiedByAccountId: string;
-  creationDate: number;
-  /** How many times the status was set (PUT or bulk job): lets tests see retries. */
-  statusChanges: number;
-  /** `clone` only for executions copied by `POST /cycle?clonedCycleId=`. */
-  createdVia: 'add-tests' | 'post' | 'clone';
-}
 
 export interface Cycle {
   id: string;
