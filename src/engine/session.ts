@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { classify } from '../kit/classify';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
-import type { ContainerInfo, StatusTable, Target, TargetDefinition } from '../kit/target';
+import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import type { DoneItem, Outbox } from './outbox';
 import { KeyReadiness } from './readiness';
@@ -169,7 +169,9 @@ export class TargetSession {
     const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
     this.endTotal = keyCount;
     this.ending = true;
-    await this.stream?.drain();
+    // The batch in flight finishes on its own; the end sends every other key meanwhile (publishRest).
+    const inFlight = this.stream?.inFlight() ?? new Map<string, PlanItem>();
+    const drained = this.stream?.drain() ?? Promise.resolve();
     let begun: { container: ContainerInfo; statuses: StatusTable } | undefined;
     try {
       begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
@@ -193,8 +195,9 @@ export class TargetSession {
       const { container, statuses } = begun;
       summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
       summary.link = this.target.link?.();
-      await this.publishRest(records, mapped.length, statuses, summary);
+      await this.publishRest(records, mapped.length, statuses, summary, { inFlight, drained });
     } else {
+      await drained;
       summary.unsent = keyCount;
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
@@ -222,37 +225,45 @@ export class TargetSession {
     };
   }
 
+  /**
+   * Sends what is not confirmed, alongside the stream's batch in flight (its keys are left out, so no key
+   * is ever sent twice at once); once that batch is done, its keys it did not get confirmed go too.
+   */
   private async publishRest(
     records: readonly TestRecord[],
     mappedCount: number,
     statuses: StatusTable,
     summary: TargetSummary,
+    stream: { inFlight: ReadonlyMap<string, PlanItem>; drained: Promise<void> },
   ): Promise<void> {
     const t = this.target;
     const plan = t.plan(records, statuses);
     this.endTotal = plan.length;
-    const pending = plan.filter((item) => !this.isConfirmed(item));
-    const pendingKeys = new Set(pending.map((i) => i.key));
-    let sent: PlanItem[] = plan.filter((item) => !pendingKeys.has(item.key));
-    if (mappedCount > 0 && pending.length > 0) {
+    const unconfirmed = () => plan.filter((item) => !this.isConfirmed(item));
+    const failed: PublishResult['failed'] = [];
+    const send = async (items: PlanItem[]): Promise<void> => {
+      if (!items.length || mappedCount === 0) return;
       try {
-        const result = await t.publish(pending);
+        const result = await t.publish(items);
         this.confirm(result.done);
-        sent = sent.concat(result.done);
-        summary.unsent = result.failed.length;
-        const reasons = new Map<string, string[]>();
-        for (const f of result.failed) reasons.set(f.reason, [...(reasons.get(f.reason) ?? []), String(f.item.key)]);
-        for (const [reason, keys] of reasons)
-          summary.errors.push(
-            keys.length > 1
-              ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}`
-              : reason,
-          );
+        failed.push(...result.failed);
       } catch (error) {
-        summary.unsent = pending.length;
+        summary.unsent += items.length;
         summary.errors.push((error as Error).message);
       }
-    }
+    };
+    await Promise.all([send(unconfirmed().filter((item) => !stream.inFlight.has(item.key))), stream.drained]);
+    await send(unconfirmed().filter((item) => stream.inFlight.has(item.key)));
+    const sent = plan.filter((item) => this.isConfirmed(item));
+    summary.unsent += failed.length;
+    const reasons = new Map<string, string[]>();
+    for (const f of failed) reasons.set(f.reason, [...(reasons.get(f.reason) ?? []), String(f.item.key)]);
+    for (const [reason, keys] of reasons)
+      summary.errors.push(
+        keys.length > 1
+          ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}`
+          : reason,
+      );
     // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once.
     await this.uploads.drain();
     this.uploads.ending = true;

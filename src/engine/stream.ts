@@ -23,6 +23,8 @@ export class ResultStream {
   private oldest = 0;
   private timer?: NodeJS.Timeout;
   private inflight?: Promise<void>;
+  /** The items of the batch in flight, by key. */
+  private flying = new Map<string, PlanItem>();
   private notBefore = 0;
   private stopped = false;
   private isPrepared: boolean;
@@ -43,6 +45,11 @@ export class ResultStream {
     if (!this.pending.size) this.oldest = this.now();
     for (const item of items) this.pending.set(item.key, item);
     this.schedule();
+  }
+
+  /** The batch in flight, by key: the end of the run sends the other keys without waiting for it. */
+  inFlight(): ReadonlyMap<string, PlanItem> {
+    return new Map(this.flying);
   }
 
   /** Stops streaming and waits for the batch in flight; the end of the run sends the rest. */
@@ -74,6 +81,7 @@ export class ResultStream {
     const items = [...this.pending.values()].slice(0, this.o.batching.maxItems);
     for (const item of items) this.pending.delete(item.key);
     if (this.pending.size) this.oldest = this.now();
+    this.flying = new Map(items.map((i) => [i.key, i]));
     const started = this.now();
     this.inflight = this.o
       .publish(items)
@@ -83,6 +91,7 @@ export class ResultStream {
         const took = this.now() - started;
         this.notBefore = this.o.batching.spaced ? this.now() + took : 0;
         this.inflight = undefined;
+        this.flying = new Map();
         this.schedule();
       });
   }
