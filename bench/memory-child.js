@@ -12,7 +12,7 @@ async function main() {
   const recs = L.records(n, { failEvery: 100 });
   const dir = L.tmpDir('mem');
   const config = L.resolveConfig(
-    { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 's.json'), zephyr: { cycleName: 'bench memory' } },
+    { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 's.json'), zephyr: { cycleName: 'bench memory', rateLimit: 'off' } }, // the sandbox has no limit here
     process.env,
     dir,
   );

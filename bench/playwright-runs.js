@@ -71,6 +71,7 @@ async function overhead(log) {
             ? {
                 ...L.pick(sandbox.env(), 'ZEPHYR_'),
                 ZEPHYR_CYCLE_NAME: `overhead ${i}`,
+                ZEPHYR_RATE_LIMIT: 'off', // the sandbox has no limit here
                 PW_TMS_OUTBOX_DIR: path.join(p.dir, `outbox-${i}`),
                 PW_TMS_SUMMARY_FILE: path.join(p.dir, `summary-${i}.json`),
                 PW_ONEND_MARKS: marks,
@@ -199,6 +200,7 @@ async function faultMatrix(log) {
       const env = L.cleanEnv({
         ...sandbox.env(),
         ZEPHYR_CYCLE_NAME: name,
+        ZEPHYR_RATE_LIMIT: 'off', // the cells set the sandbox's limits themselves
         CUCUMBERSTUDIO_TEST_RUN_NAME: name,
         PW_TMS_OUTBOX_DIR: outbox,
         PW_TMS_SUMMARY_FILE: path.join(p.dir, 'summary.json'),

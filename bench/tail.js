@@ -31,7 +31,7 @@ const SANDBOX = {
 
 /** The client's real-time defaults, scaled. */
 const CLIENT = {
-  zephyrShardRate: `${Math.floor(28 / SHARDS)}/${60 / S}`, // default floor(28/N) per 60 s with N shards
+  zephyrRate: (processes) => `${Math.floor(28 / processes)}/${60 / S}`, // default floor(28/N) per 60 s with N processes
   csRate: `195/${60 / S}`, // default 195/60
   publishTimeoutS: 600 / S, // default 600 s
   tuning: {
@@ -104,7 +104,7 @@ async function scenario(log, { service, shards, stream }) {
       const dir = L.tmpDir('tail');
       const targetOptions =
         service === 'zephyr'
-          ? { zephyr: { cycleName: name, ...(shards > 1 ? { rateLimit: CLIENT.zephyrShardRate } : {}) } }
+          ? { zephyr: { cycleName: name, rateLimit: CLIENT.zephyrRate(shards) } }
           : { cucumberstudio: { testRunName: name, rateLimit: CLIENT.csRate } };
       // The baseline is measured to its end (as the issue did), not cut at the scaled publishTimeout.
       const options = {

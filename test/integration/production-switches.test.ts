@@ -201,7 +201,11 @@ describe("Zephyr's ZQL search index (live)", () => {
   async function cycleWithOthers(name: string): Promise<void> {
     const http = createHttp();
     try {
-      const config = resolveConfig({ definitions: [zephyr], options: { zephyr: {} }, env: currentHost({ ZEPHYR_CYCLE_NAME: name }) });
+      const config = resolveConfig({
+        definitions: [zephyr],
+        options: { zephyr: {} },
+        env: currentHost({ ZEPHYR_CYCLE_NAME: name, ZEPHYR_RATE_LIMIT: 'off' }),
+      });
       const other = zephyr.create(config.targets[0].config as never, {
         send: http.send,
         secrets: config.secrets,

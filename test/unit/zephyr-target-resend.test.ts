@@ -23,7 +23,7 @@ afterAll(async () => {
 
 /** A fresh target, as a new process (the reporter, then replay) has it: prepared for `keys`. */
 async function freshTarget(cycleName: string, keys: string[], zephyrOptions: Record<string, unknown> = {}): Promise<Target> {
-  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName };
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName, ZEPHYR_RATE_LIMIT: 'off' };
   const config = resolveConfig({ definitions: [zephyr], options: { zephyr: zephyrOptions }, env });
   expect(config.problems).toEqual([]);
   const target = zephyr.create(config.targets[0].config as never, {

@@ -33,7 +33,7 @@ const record = (key: string): TestRecord => ({ testId: key, title: `t › ${key}
 
 /** A new process publishing `mine` into the cycle `name` (created by the first one, reused by the others). */
 async function shard(name: string, mine: string[]): Promise<Target> {
-  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
+  const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, ZEPHYR_RATE_LIMIT: 'off' };
   const config = resolveConfig({ definitions: [zephyr], options: { zephyr: {} }, env });
   expect(config.problems).toEqual([]);
   const target = zephyr.create(config.targets[0].config as never, {
@@ -108,7 +108,7 @@ describe('a shard in a shared cycle', () => {
     const other = resolveConfig({
       definitions: [zephyr],
       options: { zephyr: {} },
-      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'twin', ZEPHYR_VERSION_ID: '10100' },
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'twin', ZEPHYR_VERSION_ID: '10100', ZEPHYR_RATE_LIMIT: 'off' },
     });
     const twin = zephyr.create(other.targets[0].config as never, {
       send: http.send,
