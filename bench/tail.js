@@ -36,7 +36,7 @@ const CLIENT = {
   publishTimeoutS: 600 / S, // default 600 s
   tuning: {
     zephyr: { firstPollMs: scaled(200), maxPollMs: scaled(2_000) }, // waitForJob defaults 200 ms ×1.6 up to 2 s (paced shards: ≥ their pacing interval)
-    cucumberstudio: { wait: { firstDelayMs: scaled(250) } }, // waitForSnapshots: 250 ms ×1.5 (cap 5 s not reached)
+    cucumberstudio: { wait: { firstDelayMs: scaled(250), maxDelayMs: scaled(2_000) } }, // waitForSnapshots: 250 ms ×1.5, cap 2 s
   },
   // Result stream batching (Target.batching): Zephyr a batch per ≤ 3 s, CucumberStudio per ≤ 200 ms.
   batchingMaxWaitMs: { zephyr: scaled(3_000), cucumberstudio: scaled(200) },

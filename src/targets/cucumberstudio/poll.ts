@@ -4,7 +4,8 @@ export interface PollOptions {
   timeoutMs: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
-  /** First pause between probes (ms, default 250); grows by half each time up to `maxDelayMs` (default 5000). */
+  /** First pause between probes (ms, default 250); grows by half each time up to `maxDelayMs` (default 2000: the
+   * results wait for the tests, so a late look costs the whole run's end; a look is one call of 200 a minute). */
   firstDelayMs?: number;
   maxDelayMs?: number;
   /** The run's publishTimeout: the wait stops when it passes. */
@@ -26,7 +27,7 @@ export async function pollUntil(probe: () => Promise<Probe>, o: PollOptions): Pr
       timeoutMs: o.timeoutMs,
       firstDelayMs: o.firstDelayMs ?? 250,
       factor: 1.5,
-      maxDelayMs: o.maxDelayMs ?? 5_000,
+      maxDelayMs: o.maxDelayMs ?? 2_000,
       clock:
         o.sleep || o.now
           ? { now: o.now ?? (() => Date.now()), sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }
