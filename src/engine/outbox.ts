@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
-import type { TargetId, TestRecord } from '../model';
+import type { PlanItem, TargetId, TestRecord } from '../model';
 import { withExtension } from './uploads';
 
 /** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
@@ -22,6 +22,13 @@ export interface LegacyKeys {
 
 /** A confirmed item: key, status, and (since v2) the fingerprint of status + comment. */
 export type DoneItem = [key: string, status: number | string, fingerprint?: string];
+
+/** What the service holds for a key: its status, comment and step statuses (a change in either is a change). */
+export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>): string {
+  // Without steps the text hashed is the comment alone, as journals before step statuses have it.
+  const text = item.steps?.length ? `${item.comment}\n${item.steps.join(',')}` : item.comment;
+  return `${item.status}|${createHash('sha1').update(text).digest('base64').slice(0, 12)}`;
+}
 
 type Line =
   | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }

@@ -18,8 +18,9 @@ export interface PublishRunOptions {
   deps?: Partial<TargetDeps>;
   /** This process's CI shard (live shards share the services' limits and the container). */
   shard?: { current: number; total: number } | null;
-  /** Progress line cadence at the end of the run (ms); tests shorten it. */
+  /** Progress line cadence at the end of the run (ms), and how long the end stays quiet first; tests shorten both. */
   progressEveryMs?: number;
+  quietEndMs?: number;
 }
 
 /** Waits for `work`, or `ms` at most (no bound when `ms` is not finite). */
@@ -216,12 +217,16 @@ export class PublishRun {
   /** `before`: what each session had sent when the end began (the rate counts the end only). */
   private printProgress(started: number, before: readonly number[]): void {
     const elapsed = Date.now() - started;
-    if (elapsed < QUIET_END_MS) return;
+    if (elapsed < (this.o.quietEndMs ?? QUIET_END_MS)) return;
     const parts = this.sessions.map((s, i) => {
-      const { sent, total } = s.progress();
+      const { sent, total, stage, filesLeft } = s.progress();
+      const head = `${s.definition.label} ${sent}/${total} results sent`;
+      // Once the statuses are out, the time left is the files' and the read-back's, not a rate of results.
+      if (stage === 'attachments') return `${head}, uploading attachments (${filesLeft} left)`;
+      if (stage === 'read-back') return `${head}, reading them back`;
       const rate = (sent - before[i]) / (elapsed / 1000);
-      const left = rate > 0 ? `, about ${Math.ceil((total - sent) / rate)} s left at the current rate` : '';
-      return `${s.definition.label} ${sent}/${total} results sent${left}`;
+      const left = rate > 0 && sent < total ? `, about ${Math.ceil((total - sent) / rate)} s left at the current rate` : '';
+      return `${head}${left}`;
     });
     this.o.printer.info(`publishing: ${parts.join('; ')}`);
   }

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { classify } from '../kit/classify';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
-import type { DoneItem, Outbox } from './outbox';
+import { fingerprint, type DoneItem, type Outbox } from './outbox';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -13,11 +12,15 @@ export interface SessionLog {
   error(line: string): void;
 }
 
-/** What the service holds for a key: its status, comment and step statuses (a change in either is a change). */
-export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>): string {
-  // Without steps the text hashed is the comment alone, as journals before step statuses have it.
-  const text = item.steps?.length ? `${item.comment}\n${item.steps.join(',')}` : item.comment;
-  return `${item.status}|${createHash('sha1').update(text).digest('base64').slice(0, 12)}`;
+/** The end of the run: statuses (and comments), then the files of the confirmed results, then the read-back check. */
+export type EndStage = 'results' | 'attachments' | 'read-back';
+
+export interface EndProgress {
+  sent: number;
+  total: number;
+  stage: EndStage;
+  /** Files queued and not yet tried. */
+  filesLeft: number;
 }
 
 /** What a session is handed besides its target. */
@@ -51,6 +54,8 @@ export class TargetSession {
   private stream?: ResultStream;
   private statuses?: StatusTable;
   private endTotal = 0;
+  /** What the end of the run is doing once the results are out: progress lines say so, not "0 s left". */
+  private endStage: EndStage = 'results';
   /** Set when the end of the run begins: from then on only finish() sends. */
   private ending = false;
   private readonly outbox?: Outbox;
@@ -111,9 +116,14 @@ export class TargetSession {
     if (keys.length && this.stream) this.offerReady(keys);
   }
 
-  /** Results confirmed so far / results the end of the run has to account for (for progress lines). */
-  progress(): { sent: number; total: number } {
-    return { sent: Math.min(this.confirmed.size, this.endTotal), total: this.endTotal };
+  /** Results confirmed so far / results the end of the run has to account for, and what it is doing (progress lines). */
+  progress(): EndProgress {
+    return {
+      sent: Math.min(this.confirmed.size, this.endTotal),
+      total: this.endTotal,
+      stage: this.endStage,
+      filesLeft: this.uploads.waiting,
+    };
   }
 
   private offerReady(keys: Iterable<string>): void {
@@ -265,6 +275,7 @@ export class TargetSession {
           : reason,
       );
     // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once.
+    this.endStage = 'attachments';
     await this.uploads.drain();
     this.uploads.ending = true;
     for (const item of sent) this.uploads.enqueue(item);
@@ -279,6 +290,7 @@ export class TargetSession {
       summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
     }
     if (sent.length > 0) {
+      this.endStage = 'read-back';
       try {
         summary.verify = await t.verify(sent);
         if (!summary.verify.ok) summary.errors.push(`read-back check failed: ${summary.verify.details.join('; ')}`);

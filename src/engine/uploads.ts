@@ -34,6 +34,7 @@ export interface UploadQueueOptions {
 export class UploadQueue {
   readonly tally: UploadTally = { uploaded: 0, present: 0, skipped: [], failed: [] };
   private readonly queued = new Set<string>();
+  private untried = 0;
   private chain: Promise<void> = Promise.resolve();
   /**
    * Set when the end of the run begins. Before that, a file not found yet is left for the end (the
@@ -50,8 +51,14 @@ export class UploadQueue {
       const id = `${item.key}\0${fileName}`;
       if (this.o.attached?.has(id) || this.queued.has(id)) continue;
       this.queued.add(id);
-      this.chain = this.chain.then(() => this.upload(item, ref, fileName));
+      this.untried++;
+      this.chain = this.chain.then(() => this.upload(item, ref, fileName).finally(() => this.untried--));
     }
+  }
+
+  /** Files queued and not yet tried (for progress lines). */
+  get waiting(): number {
+    return this.untried;
   }
 
   /** Resolves when everything queued so far has been tried. */

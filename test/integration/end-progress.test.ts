@@ -1,0 +1,61 @@
+import * as path from 'node:path';
+/**
+ * The progress lines of a slow end of the run (issue 10): while results are still going out they say
+ * how many and how long at the current rate; once the statuses are all out they say what is left (the
+ * attachments, then the read-back) instead of "0 s left". In process against the sandbox, whose every
+ * answer takes 400 ms here, so each stage lasts far longer than the line cadence.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { resolveConfig } from '../../src/config';
+import { createPrinter } from '../../src/output';
+import { PublishRun } from '../../src/engine/run';
+import { TARGETS } from '../../src/targets';
+import type { TestRecord } from '../../src/model';
+import { baseEnv, testSandbox, tempDir, zephyrStatuses } from './harness';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox({ faults: { zephyr: { latencyMs: 400 } } });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('end of the run: progress lines', () => {
+  it('count results while they go out, then name the attachments left and the read-back; never "0 s left"', async () => {
+    const name = 'progress lines';
+    const env = baseEnv({ ...sandbox.env(), ZEPHYR_CYCLE_NAME: name });
+    const lines: string[] = [];
+    const printer = createPrinter([], false, (text) => lines.push(text.trim()));
+    const records: TestRecord[] = [
+      { testId: 'a', title: 'a', keys: { zephyr: ['PROJ-1'] }, outcome: 'passed', attempts: 1 },
+      {
+        testId: 'b',
+        title: 'b',
+        keys: { zephyr: ['PROJ-2'] },
+        outcome: 'failed',
+        error: 'Error: expected 1 to be 0',
+        attempts: 1,
+        evidence: true,
+        attachments: [
+          { name: 'log', contentType: 'text/plain', body: Buffer.from('first') },
+          { name: 'trace', contentType: 'text/plain', body: Buffer.from('second') },
+        ],
+      },
+    ];
+    const config = { ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('progress'), 'outbox') };
+    const run = new PublishRun(config, { printer, progressEveryMs: 100, quietEndMs: 0 });
+    run.start(records);
+    const summary = await run.finish(records, 0);
+
+    expect(summary.targets.zephyr).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    expect(summary.targets.zephyr!.attachments).toMatchObject({ uploaded: 2 });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 2 });
+    const progress = lines.filter((l) => l.includes('publishing:'));
+    expect(progress.some((l) => /Zephyr Squad [0-2]\/2 results sent/.test(l))).toBe(true);
+    expect(progress.some((l) => /Zephyr Squad 2\/2 results sent, uploading attachments \([12] left\)/.test(l))).toBe(true);
+    expect(progress.some((l) => /Zephyr Squad 2\/2 results sent, reading them back/.test(l))).toBe(true);
+    expect(progress.filter((l) => / 0 s left/.test(l))).toEqual([]);
+  });
+});
