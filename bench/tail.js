@@ -35,7 +35,7 @@ const CLIENT = {
   csRate: `195/${60 / S}`, // default 195/60
   publishTimeoutS: 600 / S, // default 600 s
   tuning: {
-    zephyr: { firstPollMs: scaled(200), maxPollMs: scaled(2_000) }, // waitForJob defaults 200 ms ×1.6 up to 2 s (paced shards: ≥ their pacing interval)
+    zephyr: { firstPollMs: scaled(200), maxPollMs: scaled(2_000), pacedFirstPollMs: scaled(3_000) }, // waitForJob defaults 200 ms ×1.6 up to 2 s (paced shards: ≥ their pacing interval)
     cucumberstudio: { wait: { firstDelayMs: scaled(250), maxDelayMs: scaled(2_000) } }, // waitForSnapshots: 250 ms ×1.5, cap 2 s
   },
   // Result stream batching (Target.batching): Zephyr a batch per ≤ 3 s, CucumberStudio per ≤ 200 ms.

@@ -1,8 +1,8 @@
-import type { PublishResult } from '../kit/target';
+import type { PublishResult, Target } from '../kit/target';
 import type { PlanItem } from '../model';
 
 export interface ResultStreamOptions {
-  batching: { maxItems: number; maxWaitMs: number; spaced: boolean };
+  batching: Target['batching'];
   /** Nothing is sent before this settles (the target's own preparation: its time is not a batch's). */
   prepared?: Promise<void>;
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
@@ -78,7 +78,13 @@ export class ResultStream {
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const items = [...this.pending.values()].slice(0, this.o.batching.maxItems);
+    const queued = [...this.pending.values()];
+    const items = (this.o.batching.pick ? this.o.batching.pick(queued) : queued).slice(0, this.o.batching.maxItems);
+    if (!items.length) {
+      // The target keeps them for now: look again one batching window later (also when the queue is full).
+      this.notBefore = this.now() + this.o.batching.maxWaitMs;
+      return this.schedule();
+    }
     for (const item of items) this.pending.delete(item.key);
     if (this.pending.size) this.oldest = this.now();
     this.flying = new Map(items.map((i) => [i.key, i]));

@@ -58,6 +58,22 @@ export class RequestLane {
     this.random = o.random ?? Math.random;
   }
 
+  /**
+   * Pacing slots free now (`free` of `count`; requests waiting for a slot take theirs first), or null
+   * without pacing. A caller with optional work (a batch that could as well ride with a later one) asks
+   * before spending calls.
+   */
+  room(): { free: number; count: number } | null {
+    const limit = this.o.rateLimit;
+    if (!limit) return null;
+    const now = this.now();
+    if (this.pausedUntil > now) return { free: 0, count: limit.count };
+    const counted = this.window.filter((e) => !e.done || e.t > now - limit.windowMs).length;
+    const inFlight = this.window.filter((e) => !e.done).length;
+    const queued = this.active - inFlight + this.waiting.length;
+    return { free: Math.max(0, limit.count - counted - queued), count: limit.count };
+  }
+
   /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
   async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
     await this.acquire();

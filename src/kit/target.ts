@@ -106,8 +106,15 @@ export interface Target {
    * its oldest result has waited `maxWaitMs`. `spaced`: the next batch waits as long as the last one
    * took (for bulk calls whose cost is per batch, so a slow service gets fewer, larger batches);
    * otherwise the next batch goes as soon as the last one is done (one call per result anyway).
+   * `pick` (optional): which of the queued results go now; the others stay queued for a later batch or
+   * the end of the run (a target under a tight budget keeps results that can share a later call).
    */
-  readonly batching: { maxItems: number; maxWaitMs: number; spaced: boolean };
+  readonly batching: {
+    maxItems: number;
+    maxWaitMs: number;
+    spaced: boolean;
+    pick?: (queued: readonly PlanItem[]) => readonly PlanItem[];
+  };
 }
 
 /** What a definition's factory is given besides its config. */

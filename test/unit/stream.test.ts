@@ -65,6 +65,51 @@ describe('ResultStream', () => {
     await stream.drain();
     expect(confirmed).toEqual([]); // stopped: nothing more goes out
   });
+
+  it('pick: results the target holds stay queued, go once it lets them, and are left to the end on drain', async () => {
+    let roomy = false;
+    const sent: string[][] = [];
+    const stream = new ResultStream({
+      batching: { maxItems: 10, maxWaitMs: 5, spaced: true, pick: (q) => (roomy ? q : q.filter((i) => i.comment)) },
+      publish: async (items) => {
+        sent.push(items.map((i) => i.key));
+        return { done: [...items], failed: [] };
+      },
+      onDone: () => undefined,
+    });
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 2000 && !what(); i++) await tick();
+      expect(what()).toBe(true);
+    };
+    stream.enqueue([item('A'), { ...item('B', 2), comment: 'Error: boom' }]);
+    await until(() => sent.length === 1);
+    expect(sent).toEqual([['B']]); // what needs a call of its own goes; A waits
+    for (let i = 0; i < 6; i++) await tick();
+    expect(sent).toEqual([['B']]);
+    roomy = true;
+    await until(() => sent.length === 2);
+    expect(sent[1]).toEqual(['A']);
+    roomy = false;
+    stream.enqueue([item('C')]);
+    for (let i = 0; i < 6; i++) await tick();
+    await stream.drain();
+    expect(sent).toEqual([['B'], ['A']]); // C is the end's (it re-plans and sends what is not confirmed)
+  });
+
+  it('pick: a full queue the target holds is looked at again one batching window later, not in a busy loop', async () => {
+    let looks = 0;
+    const stream = new ResultStream({
+      batching: { maxItems: 2, maxWaitMs: 20, spaced: true, pick: () => (looks++, []) },
+      publish: async () => ({ done: [], failed: [] }),
+      onDone: () => undefined,
+    });
+    stream.enqueue([item('A'), item('B'), item('C')]);
+    await new Promise((r) => setTimeout(r, 100));
+    await stream.drain();
+    expect(looks).toBeGreaterThanOrEqual(1);
+    expect(looks).toBeLessThanOrEqual(8); // about one look per 20 ms window, however loaded the machine
+  });
 });
 
 describe('KeyReadiness', () => {

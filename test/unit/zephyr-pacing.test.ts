@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config';
-import { zephyr, zephyrPacing } from '../../src/targets/zephyr/definition';
+import { jobPolling, zephyr, zephyrPacing } from '../../src/targets/zephyr/definition';
+import { ZephyrTarget } from '../../src/targets/zephyr/publisher';
+import type { ZephyrClient } from '../../src/targets/zephyr/client';
+import { RequestLane } from '../../src/kit/lane';
+import type { PlanItem } from '../../src/model';
 import type { ZephyrConfig } from '../../src/targets/zephyr/config';
 
 const env = { ZEPHYR_ACCESS_KEY: 'a', ZEPHYR_SECRET_KEY: 's', ZEPHYR_ACCOUNT_ID: 'u', ZEPHYR_PROJECT_ID: '1', ZEPHYR_VERSION_ID: '-1' };
@@ -17,5 +21,49 @@ describe('Zephyr pacing defaults (about 30 calls a minute per user, shared by ev
     expect(zephyrPacing(config(), 40)).toEqual({ count: 1, windowMs: 60_000 });
     expect(zephyrPacing(config({ ZEPHYR_RATE_LIMIT: '10/30' }), 4)).toEqual({ count: 10, windowMs: 30_000 });
     expect(zephyrPacing(config({ ZEPHYR_RATE_LIMIT: 'off' }), 1)).toBeNull();
+  });
+});
+
+describe('Zephyr job polling', () => {
+  it('paced: the first look after 3 s (a job usually takes a few seconds), then no more often than the share allows one call', () => {
+    expect(jobPolling(null)).toEqual({ firstPollMs: 200, maxPollMs: 2_000 });
+    expect(jobPolling({ count: 28, windowMs: 60_000 })).toEqual({ firstPollMs: 3_000, maxPollMs: 3_000 });
+    expect(jobPolling({ count: 7, windowMs: 60_000 })).toEqual({ firstPollMs: 3_000, maxPollMs: 60_000 / 7 });
+    // Never a cap below the first look (the first pause would be cut to the cap, before the job is done).
+    expect(jobPolling({ count: 28, windowMs: 2_000 }, { firstPollMs: 7, maxPollMs: 67, pacedFirstPollMs: 100 })).toEqual({
+      firstPollMs: 100,
+      maxPollMs: 100,
+    });
+  });
+});
+
+describe('Zephyr stream batches under a tight budget', () => {
+  const pass = (key: string): PlanItem => ({ key, outcome: 'passed', status: 1, comment: '', tests: [key] });
+  const fail = (key: string): PlanItem => ({ key, outcome: 'failed', status: 2, comment: 'Error: boom', tests: [key] });
+  const queued = [pass('P-1'), fail('P-2'), pass('P-3')];
+  const target = (rateLimit: { count: number; windowMs: number } | null) => {
+    let now = 1_000_000;
+    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit, now: () => now, sleep: async (ms) => void (now += ms) });
+    const t = new ZephyrTarget(config(), {} as ZephyrClient, lane);
+    return { t, lane, calls: (n: number) => Promise.all(Array.from({ length: n }, () => lane.send('x', async () => undefined))) };
+  };
+  const keys = (items: readonly PlanItem[]) => items.map((i) => i.key);
+
+  it('statuses that can share a later bulk wait while the window lacks room for a bulk, its poll and the end; comments go at once', async () => {
+    const shard = target({ count: 7, windowMs: 60_000 });
+    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']); // empty window
+    await shard.calls(1);
+    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']); // 6 free: the pair and the end's 4
+    await shard.calls(1);
+    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-2']); // 5 free: only what needs its own call
+  });
+
+  it('a roomy budget (one process, 28 a minute) or no pacing sends everything as before', async () => {
+    const one = target({ count: 28, windowMs: 60_000 });
+    await one.calls(22);
+    expect(keys(one.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']);
+    await one.calls(1);
+    expect(keys(one.t.batching.pick(queued))).toEqual(['P-2']);
+    expect(keys(target(null).t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']);
   });
 });

@@ -46,18 +46,25 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
-    // Under a small budget (a shard's few calls a minute) a poll is a call taken from the results: look at a job
-    // no more often than the budget allows one call, not every 200 ms.
-    const share = rate ? rate.windowMs / rate.count : 0;
-    const jobs = {
-      ...tuning,
-      firstPollMs: Math.max(tuning.firstPollMs ?? 200, share),
-      maxPollMs: Math.max(tuning.maxPollMs ?? 2_000, share),
-      signal: deps.deadline?.expired,
-    };
+    const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired };
     return new ZephyrTarget(config, client, lane, jobs, deps.runInfo);
   },
 };
+
+/**
+ * How often a job is looked at. Under a small budget (a shard's few calls a minute) a poll is a call
+ * taken from the results: no more often than the budget allows one call, not every 200 ms. The first
+ * look comes when a job is usually done (a few seconds), not a whole share later: at the end of a run
+ * that wait is the tail.
+ */
+export function jobPolling(
+  rate: { count: number; windowMs: number } | null,
+  tuning: JobWaitOptions = {},
+): { firstPollMs: number; maxPollMs: number } {
+  const share = rate ? rate.windowMs / rate.count : 0;
+  const firstPollMs = Math.max(tuning.firstPollMs ?? 200, rate ? (tuning.pacedFirstPollMs ?? 3_000) : 0);
+  return { firstPollMs, maxPollMs: Math.max(tuning.maxPollMs ?? 2_000, share, firstPollMs) };
+}
 
 /**
  * About 30 calls per minute per user, counted across every process on the key (field evidence). Every

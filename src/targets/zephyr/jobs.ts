@@ -8,6 +8,8 @@ export interface JobWaitOptions {
   /** First poll after this many ms (then ×1.6, capped). Production jobs take seconds. */
   firstPollMs?: number;
   maxPollMs?: number;
+  /** Under pacing, the first look comes after about the time a job takes (default 3 s; see `jobPolling`). */
+  pacedFirstPollMs?: number;
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
   /** The run's publishTimeout: the wait stops when it passes. */

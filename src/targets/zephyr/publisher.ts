@@ -24,6 +24,10 @@ import { ExecutionReader } from './executions';
 
 const ADD_CHUNK = 100;
 const BULK_CHUNK = 1000;
+/** A bulk status call and its job poll. */
+const BULK_PAIR = 2;
+/** What the end of a run sends at once: the last bulk, its poll, a failure comment, the read-back. */
+const END_CALLS = 4;
 
 /**
  * The Zephyr cycle lifecycle. Keys become executions only through "add tests" (by key, async job):
@@ -33,8 +37,23 @@ const BULK_CHUNK = 1000;
  */
 export class ZephyrTarget implements Target {
   readonly id = 'zephyr';
-  /** One bulk call sets a status on up to 1,000 executions: group what finishes within a few seconds. */
-  readonly batching = { maxItems: BULK_CHUNK, maxWaitMs: 3_000, spaced: true };
+  /**
+   * One bulk call sets a status on up to 1,000 executions: group what finishes within a few seconds.
+   * Under a tight budget (a shard's few calls a minute) a bulk call and its job poll are two of them:
+   * statuses that can share a later bulk (or the end's) wait until the pacing window has room for
+   * that pair and still for the end's own calls, so the end of the run does not wait for slots; a
+   * result with a comment needs a call of its own anyway and goes at once.
+   */
+  readonly batching = {
+    maxItems: BULK_CHUNK,
+    maxWaitMs: 3_000,
+    spaced: true,
+    pick: (queued: readonly PlanItem[]): readonly PlanItem[] => {
+      const room = this.lane.room();
+      if (!room || room.free >= Math.min(room.count, BULK_PAIR + END_CALLS)) return queued;
+      return queued.filter((item) => this.needsOwnCall(item));
+    },
+  };
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
@@ -105,7 +124,7 @@ export class ZephyrTarget implements Target {
         continue;
       }
       const status = Number(item.status);
-      if (this.cfg.failureComments && item.comment) puts.push({ item, e });
+      if (this.needsOwnCall(item)) puts.push({ item, e });
       // Skipped tests are left as they are (UNEXECUTED when new): no call needed.
       else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
       else {
@@ -214,6 +233,11 @@ export class ZephyrTarget implements Target {
 
   close(): Promise<void> {
     return this.cycle.settled();
+  }
+
+  /** A failure comment goes with its status in a PUT of its own (see publish). */
+  private needsOwnCall(item: PlanItem): boolean {
+    return this.cfg.failureComments && !!item.comment;
   }
 
   private statusName(status: number | string): string {
