@@ -270,7 +270,8 @@ function medianRow(runs) {
   row.lost = Math.max(...runs.map((r) => r.lost));
   row.duplicates = Math.max(...runs.map((r) => r.duplicates));
   row.target = { ...row.target, exact: row.lost === 0 && row.duplicates === 0 };
-  row.target.met = row.target.tail && row.target.exact;
+  if (row.target.few429 !== undefined) row.target.few429 = runs.every((r) => r.got429 <= 5);
+  row.target.met = row.target.tail && row.target.exact && row.target.few429 !== false;
   return row;
 }
 
@@ -293,7 +294,14 @@ async function tailUnderLimits(log) {
       rows.push(reps > 1 ? medianRow(runs) : runs[0]);
     }
   }
-  for (const stream of variants) rows.push(await scenario(log, { service: 'zephyr', shards: SHARDS, stream }));
+  for (const stream of variants) {
+    // Four shards, streamed: how full each shard's 7-call window is when the end comes varies from run
+    // to run (failures arriving together); measured REPS times like one process, the median reported.
+    const reps = stream && !L.QUICK ? REPS : 1;
+    const runs = [];
+    for (let i = 0; i < reps; i++) runs.push(await scenario(log, { service: 'zephyr', shards: SHARDS, stream }));
+    rows.push(reps > 1 ? medianRow(runs) : runs[0]);
+  }
   return { scale: S, runMs: RUN_MS, sandbox: SANDBOX, client: CLIENT, rows };
 }
 

@@ -5,6 +5,7 @@ import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
 import type { Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
+import { EndEstimate } from './end-of-run';
 import { TargetSession } from './session';
 
 /** How long a non-leader shard waits for shard 1's cycle / run (shard 1 may have no tests at all). */
@@ -45,6 +46,8 @@ export class PublishRun {
   private readonly http: ReturnType<typeof createHttp>;
   private readonly startedAt = new Date();
   private readonly journaled = new Map<string, string>();
+  /** When the tests will be done (live runs: set by `start`). */
+  private estimate?: EndEstimate;
   private readonly deadline = new Deadline();
 
   constructor(
@@ -95,6 +98,7 @@ export class PublishRun {
           attached: o.journal?.attached.get(definition.id),
           maxAttachmentBytes: config.evidence.maxBytes,
           replay: !!o.journal,
+          endInMs: () => this.estimate?.msLeft() ?? Infinity,
         }),
     );
   }
@@ -111,12 +115,14 @@ export class PublishRun {
     if (this.config.dryRun) return;
     const shard = this.o.shard;
     const followerWaitMs = shard && shard.total > 1 && shard.current > 1 ? FOLLOWER_WAIT_MS : 0;
+    this.estimate = new EndEstimate(tests.length);
     for (const s of this.sessions) s.start(tests, followerWaitMs);
   }
 
   /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
   record(record: TestRecord): void {
     const r = this.withFilesOnly(record);
+    this.estimate?.finishedOne();
     this.journal([r]);
     for (const s of this.sessions) s.offer(r);
   }

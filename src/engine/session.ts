@@ -3,6 +3,7 @@ import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import { fingerprint, type DoneItem, type Outbox } from './outbox';
+import type { EndProgress, EndStage } from './end-of-run';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -10,17 +11,6 @@ import { UploadQueue } from './uploads';
 export interface SessionLog {
   info(line: string): void;
   error(line: string): void;
-}
-
-/** The end of the run: statuses (and comments), then the files of the confirmed results, then the read-back check. */
-export type EndStage = 'results' | 'attachments' | 'read-back';
-
-export interface EndProgress {
-  sent: number;
-  total: number;
-  stage: EndStage;
-  /** Files queued and not yet tried. */
-  filesLeft: number;
 }
 
 /** What a session is handed besides its target. */
@@ -35,6 +25,8 @@ export interface SessionOptions {
   maxAttachmentBytes: number;
   /** Replay: look before uploading (an earlier process may have sent without journaling). */
   replay: boolean;
+  /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
+  endInMs?: () => number;
 }
 
 /**
@@ -56,6 +48,7 @@ export class TargetSession {
   private endTotal = 0;
   /** What the end of the run is doing once the results are out: progress lines say so, not "0 s left". */
   private endStage: EndStage = 'results';
+  private readonly endInMs?: () => number;
   /** Set when the end of the run begins: from then on only finish() sends. */
   private ending = false;
   private readonly outbox?: Outbox;
@@ -72,6 +65,7 @@ export class TargetSession {
     this.outbox = o.outbox;
     this.log = o.log;
     this.alreadyDone = o.alreadyDone ?? new Map();
+    this.endInMs = o.endInMs;
     this.uploads = new UploadQueue({
       target,
       maxBytes: o.maxAttachmentBytes,
@@ -99,6 +93,7 @@ export class TargetSession {
           prepared: this.target.prepared(),
           publish: (items) => this.target.publish(items),
           onDone: (items) => this.confirm(items),
+          endInMs: this.endInMs,
         });
         this.offerReady(this.readiness.keys());
       },

@@ -8,6 +8,8 @@ export interface ResultStreamOptions {
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
   /** Items the service confirmed. */
   onDone(items: readonly PlanItem[]): void;
+  /** Estimated ms until the last test finishes, handed to the target's `pick`. */
+  endInMs?: () => number;
   now?: () => number;
 }
 
@@ -79,7 +81,8 @@ export class ResultStream {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const queued = [...this.pending.values()];
-    const items = (this.o.batching.pick ? this.o.batching.pick(queued) : queued).slice(0, this.o.batching.maxItems);
+    const pick = this.o.batching.pick;
+    const items = (pick ? pick(queued, { endInMs: this.o.endInMs?.() ?? Infinity }) : queued).slice(0, this.o.batching.maxItems);
     if (!items.length) {
       // The target keeps them for now: look again one batching window later (also when the queue is full).
       this.notBefore = this.now() + this.o.batching.maxWaitMs;

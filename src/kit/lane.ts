@@ -63,15 +63,15 @@ export class RequestLane {
    * without pacing. A caller with optional work (a batch that could as well ride with a later one) asks
    * before spending calls.
    */
-  room(): { free: number; count: number } | null {
+  room(): { free: number; count: number; windowMs: number } | null {
     const limit = this.o.rateLimit;
     if (!limit) return null;
     const now = this.now();
-    if (this.pausedUntil > now) return { free: 0, count: limit.count };
+    if (this.pausedUntil > now) return { free: 0, count: limit.count, windowMs: limit.windowMs };
     const counted = this.window.filter((e) => !e.done || e.t > now - limit.windowMs).length;
     const inFlight = this.window.filter((e) => !e.done).length;
     const queued = this.active - inFlight + this.waiting.length;
-    return { free: Math.max(0, limit.count - counted - queued), count: limit.count };
+    return { free: Math.max(0, limit.count - counted - queued), count: limit.count, windowMs: limit.windowMs };
   }
 
   /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */

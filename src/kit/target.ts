@@ -108,12 +108,13 @@ export interface Target {
    * otherwise the next batch goes as soon as the last one is done (one call per result anyway).
    * `pick` (optional): which of the queued results go now; the others stay queued for a later batch or
    * the end of the run (a target under a tight budget keeps results that can share a later call).
+   * `endInMs`: the estimated time until the last test finishes (Infinity when unknown).
    */
   readonly batching: {
     maxItems: number;
     maxWaitMs: number;
     spaced: boolean;
-    pick?: (queued: readonly PlanItem[]) => readonly PlanItem[];
+    pick?: (queued: readonly PlanItem[], run: { endInMs: number }) => readonly PlanItem[];
   };
 }
 

@@ -113,16 +113,16 @@ describe('RequestLane', () => {
   it('room: the free pacing slots now (a slot frees a window after its answer), none while a 429 pause lasts, null without pacing', async () => {
     const c = clock();
     const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: { count: 3, windowMs: 1_000 }, ...c });
-    expect(lane.room()).toEqual({ free: 3, count: 3 });
+    expect(lane.room()).toEqual({ free: 3, count: 3, windowMs: 1_000 });
     await lane.send('x', async () => undefined);
     let answer!: () => void;
     const inFlight = lane.send('x', () => new Promise<void>((r) => (answer = r)));
     while (!answer) await new Promise((r) => setImmediate(r));
-    expect(lane.room()).toEqual({ free: 1, count: 3 }); // answered and in flight both count
+    expect(lane.room()).toEqual({ free: 1, count: 3, windowMs: 1_000 }); // answered and in flight both count
     answer();
     await inFlight;
     await c.sleep(1_000);
-    expect(lane.room()).toEqual({ free: 3, count: 3 });
+    expect(lane.room()).toEqual({ free: 3, count: 3, windowMs: 1_000 });
     await lane
       .retry('x', async (attempt) => {
         if (attempt === 1) throw err(429, '', { 'retry-after': '5' });

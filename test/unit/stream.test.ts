@@ -69,8 +69,15 @@ describe('ResultStream', () => {
   it('pick: results the target holds stay queued, go once it lets them, and are left to the end on drain', async () => {
     let roomy = false;
     const sent: string[][] = [];
+    const seen: number[] = [];
     const stream = new ResultStream({
-      batching: { maxItems: 10, maxWaitMs: 5, spaced: true, pick: (q) => (roomy ? q : q.filter((i) => i.comment)) },
+      batching: {
+        maxItems: 10,
+        maxWaitMs: 5,
+        spaced: true,
+        pick: (q, run) => (seen.push(run.endInMs), roomy ? q : q.filter((i) => i.comment)),
+      },
+      endInMs: () => 1234,
       publish: async (items) => {
         sent.push(items.map((i) => i.key));
         return { done: [...items], failed: [] };
@@ -95,6 +102,7 @@ describe('ResultStream', () => {
     for (let i = 0; i < 6; i++) await tick();
     await stream.drain();
     expect(sent).toEqual([['B'], ['A']]); // C is the end's (it re-plans and sends what is not confirmed)
+    expect(new Set(seen)).toEqual(new Set([1234])); // the run's estimated end reaches the target
   });
 
   it('pick: a full queue the target holds is looked at again one batching window later, not in a busy loop', async () => {

@@ -48,22 +48,30 @@ describe('Zephyr stream batches under a tight budget', () => {
     return { t, lane, calls: (n: number) => Promise.all(Array.from({ length: n }, () => lane.send('x', async () => undefined))) };
   };
   const keys = (items: readonly PlanItem[]) => items.map((i) => i.key);
+  const far = { endInMs: Infinity };
 
   it('statuses that can share a later bulk wait while the window lacks room for a bulk, its poll and the end; comments go at once', async () => {
     const shard = target({ count: 7, windowMs: 60_000 });
-    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']); // empty window
+    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']); // empty window
     await shard.calls(1);
-    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']); // 6 free: the pair and the end's 4
+    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']); // 6 free: the pair and the end's 4
     await shard.calls(1);
-    expect(keys(shard.t.batching.pick(queued))).toEqual(['P-2']); // 5 free: only what needs its own call
+    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-2']); // 5 free: only what needs its own call
   });
 
   it('a roomy budget (one process, 28 a minute) or no pacing sends everything as before', async () => {
     const one = target({ count: 28, windowMs: 60_000 });
     await one.calls(22);
-    expect(keys(one.t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']);
+    expect(keys(one.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']);
     await one.calls(1);
-    expect(keys(one.t.batching.pick(queued))).toEqual(['P-2']);
-    expect(keys(target(null).t.batching.pick(queued))).toEqual(['P-1', 'P-2', 'P-3']);
+    expect(keys(one.t.batching.pick(queued, far))).toEqual(['P-2']);
+    expect(keys(target(null).t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']);
+  });
+
+  it('in the last window before the estimated end, statuses wait for the end’s bulk even with room (what goes then still holds its slot)', async () => {
+    const shard = target({ count: 7, windowMs: 60_000 });
+    expect(keys(shard.t.batching.pick(queued, { endInMs: 61_000 }))).toEqual(['P-1', 'P-2', 'P-3']);
+    expect(keys(shard.t.batching.pick(queued, { endInMs: 59_000 }))).toEqual(['P-2']);
+    expect(keys(target(null).t.batching.pick(queued, { endInMs: 1_000 }))).toEqual(['P-1', 'P-2', 'P-3']); // no pacing, no budget to keep
   });
 });

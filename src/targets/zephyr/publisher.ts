@@ -39,18 +39,19 @@ export class ZephyrTarget implements Target {
   readonly id = 'zephyr';
   /**
    * One bulk call sets a status on up to 1,000 executions: group what finishes within a few seconds.
-   * Under a tight budget (a shard's few calls a minute) a bulk call and its job poll are two of them:
-   * statuses that can share a later bulk (or the end's) wait until the pacing window has room for
-   * that pair and still for the end's own calls, so the end of the run does not wait for slots; a
-   * result with a comment needs a call of its own anyway and goes at once.
+   * Under client pacing a bulk call and its job poll are two calls of the budget, and what is sent in
+   * the last window before the end still holds its slots when the end's own calls come: statuses that
+   * can share a later bulk (or the end's) wait while the window lacks room for that pair and the end's
+   * calls, and in that last window. A result with a comment needs a call of its own anyway: it goes.
    */
   readonly batching = {
     maxItems: BULK_CHUNK,
     maxWaitMs: 3_000,
     spaced: true,
-    pick: (queued: readonly PlanItem[]): readonly PlanItem[] => {
+    pick: (queued: readonly PlanItem[], run: { endInMs: number }): readonly PlanItem[] => {
       const room = this.lane.room();
-      if (!room || room.free >= Math.min(room.count, BULK_PAIR + END_CALLS)) return queued;
+      if (!room) return queued;
+      if (room.free >= Math.min(room.count, BULK_PAIR + END_CALLS) && run.endInMs > room.windowMs) return queued;
       return queued.filter((item) => this.needsOwnCall(item));
     },
   };

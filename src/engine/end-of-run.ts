@@ -1,0 +1,42 @@
+/** The end of the run, seen from before it: when it will come (`EndEstimate`) and how far it is (`EndProgress`). */
+
+/** Tests finished before the pace is trusted: the first ones include the workers' start. */
+const MIN_FINISHED = 5;
+
+/**
+ * When the last test of the run will finish, from how fast tests have finished so far. Targets use it to
+ * keep optional calls out of the last window before the end (what they make then still holds its pacing
+ * slot when the end's own calls come); a wrong guess only moves such work to the end, never loses it.
+ */
+export class EndEstimate {
+  private finished = 0;
+
+  constructor(
+    private readonly total: number,
+    private readonly now: () => number = Date.now,
+    private readonly startedAt = now(),
+  ) {}
+
+  /** One test has its final result. */
+  finishedOne(): void {
+    this.finished++;
+  }
+
+  /** Milliseconds until the last test finishes at the pace so far; Infinity while too few have finished. */
+  msLeft(): number {
+    if (this.finished < MIN_FINISHED || this.total <= 0) return Infinity;
+    const left = Math.max(0, this.total - this.finished);
+    return (left * Math.max(0, this.now() - this.startedAt)) / this.finished;
+  }
+}
+
+/** The end of the run: statuses (and comments), then the files of the confirmed results, then the read-back check. */
+export type EndStage = 'results' | 'attachments' | 'read-back';
+
+export interface EndProgress {
+  sent: number;
+  total: number;
+  stage: EndStage;
+  /** Files queued and not yet tried. */
+  filesLeft: number;
+}
