@@ -37,7 +37,7 @@ describe('Zephyr job polling', () => {
   });
 });
 
-describe('Zephyr stream batches under a tight budget', () => {
+describe('Zephyr stream batches under pacing', () => {
   const pass = (key: string): PlanItem => ({ key, outcome: 'passed', status: 1, comment: '', tests: [key] });
   const fail = (key: string): PlanItem => ({ key, outcome: 'failed', status: 2, comment: 'Error: boom', tests: [key] });
   const queued = [pass('P-1'), fail('P-2'), pass('P-3')];
@@ -45,33 +45,33 @@ describe('Zephyr stream batches under a tight budget', () => {
     let now = 1_000_000;
     const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit, now: () => now, sleep: async (ms) => void (now += ms) });
     const t = new ZephyrTarget(config(), {} as ZephyrClient, lane);
-    return { t, lane, calls: (n: number) => Promise.all(Array.from({ length: n }, () => lane.send('x', async () => undefined))) };
+    return { t, calls: (n: number) => Promise.all(Array.from({ length: n }, () => lane.send('x', async () => undefined))) };
   };
   const keys = (items: readonly PlanItem[]) => items.map((i) => i.key);
-  const far = { endInMs: Infinity };
+  const pick = (t: ZephyrTarget, endInMs: number) => keys(t.batching.pick!(queued, { endInMs }));
+  const all = ['P-1', 'P-2', 'P-3'];
 
-  it('statuses that can share a later bulk wait while the window lacks room for a bulk, its poll and the end; comments go at once', async () => {
+  it('mid-run: statuses that can share a later bulk go while the window has room for a bulk, its poll and a spare slot; comments always', async () => {
     const shard = target({ count: 7, windowMs: 60_000 });
-    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']); // empty window
+    await shard.calls(4);
+    expect(pick(shard.t, Infinity)).toEqual(all); // 3 free
     await shard.calls(1);
-    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']); // 6 free: the pair and the end's 4
-    await shard.calls(1);
-    expect(keys(shard.t.batching.pick(queued, far))).toEqual(['P-2']); // 5 free: only what needs its own call
+    expect(pick(shard.t, Infinity)).toEqual(['P-2']); // 2 free: only what needs its own call
   });
 
-  it('a roomy budget (one process, 28 a minute) or no pacing sends everything as before', async () => {
-    const one = target({ count: 28, windowMs: 60_000 });
-    await one.calls(22);
-    expect(keys(one.t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']);
-    await one.calls(1);
-    expect(keys(one.t.batching.pick(queued, far))).toEqual(['P-2']);
-    expect(keys(target(null).t.batching.pick(queued, far))).toEqual(['P-1', 'P-2', 'P-3']);
+  it('within two windows of the estimated end: room for the pair and the end’s own calls; in the last window: none', async () => {
+    const shard = target({ count: 7, windowMs: 60_000 });
+    await shard.calls(1);
+    expect(pick(shard.t, 100_000)).toEqual(all); // 6 free
+    await shard.calls(1);
+    expect(pick(shard.t, 100_000)).toEqual(['P-2']); // 5 free
+    expect(pick(target({ count: 7, windowMs: 60_000 }).t, 59_000)).toEqual(['P-2']); // empty window, but the end is near
   });
 
-  it('in the last window before the estimated end, statuses wait for the end’s bulk even with room (what goes then still holds its slot)', async () => {
-    const shard = target({ count: 7, windowMs: 60_000 });
-    expect(keys(shard.t.batching.pick(queued, { endInMs: 61_000 }))).toEqual(['P-1', 'P-2', 'P-3']);
-    expect(keys(shard.t.batching.pick(queued, { endInMs: 59_000 }))).toEqual(['P-2']);
-    expect(keys(target(null).t.batching.pick(queued, { endInMs: 1_000 }))).toEqual(['P-1', 'P-2', 'P-3']); // no pacing, no budget to keep
+  it('no pacing: everything goes, and batches are spaced by how long the last took; under pacing they are not', () => {
+    const free = target(null).t;
+    expect(pick(free, 1_000)).toEqual(all);
+    expect(free.batching.spaced).toBe(true);
+    expect(target({ count: 28, windowMs: 60_000 }).t.batching.spaced).toBe(false);
   });
 });

@@ -21,13 +21,9 @@ import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jo
 import { checkZephyr } from './check';
 import { ExecutionEvidence, STEP_PASS } from './evidence';
 import { ExecutionReader } from './executions';
+import { BULK_CHUNK, zephyrBatching } from './batching';
 
 const ADD_CHUNK = 100;
-const BULK_CHUNK = 1000;
-/** A bulk status call and its job poll. */
-const BULK_PAIR = 2;
-/** What the end of a run sends at once: the last bulk, its poll, a failure comment, the read-back. */
-const END_CALLS = 4;
 
 /**
  * The Zephyr cycle lifecycle. Keys become executions only through "add tests" (by key, async job):
@@ -37,24 +33,8 @@ const END_CALLS = 4;
  */
 export class ZephyrTarget implements Target {
   readonly id = 'zephyr';
-  /**
-   * One bulk call sets a status on up to 1,000 executions: group what finishes within a few seconds.
-   * Under client pacing a bulk call and its job poll are two calls of the budget, and what is sent in
-   * the last window before the end still holds its slots when the end's own calls come: statuses that
-   * can share a later bulk (or the end's) wait while the window lacks room for that pair and the end's
-   * calls, and in that last window. A result with a comment needs a call of its own anyway: it goes.
-   */
-  readonly batching = {
-    maxItems: BULK_CHUNK,
-    maxWaitMs: 3_000,
-    spaced: true,
-    pick: (queued: readonly PlanItem[], run: { endInMs: number }): readonly PlanItem[] => {
-      const room = this.lane.room();
-      if (!room) return queued;
-      if (room.free >= Math.min(room.count, BULK_PAIR + END_CALLS) && run.endInMs > room.windowMs) return queued;
-      return queued.filter((item) => this.needsOwnCall(item));
-    },
-  };
+  /** See zephyrBatching: bulk statuses by the budget, comments as they come. */
+  readonly batching: Target['batching'];
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
@@ -72,6 +52,7 @@ export class ZephyrTarget implements Target {
   ) {
     this.evidence = new ExecutionEvidence(client, lane);
     this.reader = new ExecutionReader(client);
+    this.batching = zephyrBatching(lane, (item) => this.needsOwnCall(item));
   }
 
   /**
