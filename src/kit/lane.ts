@@ -1,5 +1,6 @@
 import { classify, type Failure } from './classify';
 import type { Deadline } from './deadline';
+import type { PacingEntry, PacingPeers } from './pacing-peers';
 import { backoffDelay, rateLimitDelay, type BackoffOptions, DEFAULT_BACKOFF } from './retry-timing';
 
 export interface LaneOptions {
@@ -20,6 +21,8 @@ export interface LaneOptions {
   onRetry?: (info: { label: string; attempt: number; failure: Failure; delayMs: number; error: unknown }) => void;
   /** No wait (pacing, 429 pause, backoff) may end past it; such a wait fails with a DeadlineError. */
   deadline?: Deadline;
+  /** Other processes that pace against the same limit (a per-IP limit shared by parallel jobs on one machine). */
+  peers?: PacingPeers;
 }
 
 export interface LaneStats {
@@ -47,7 +50,7 @@ export class RequestLane {
   private readonly waiting: Array<() => void> = [];
   private pausedUntil = 0;
   /** Pacing window entries: send time, moved to completion time when the answer arrives. */
-  private readonly window: Array<{ t: number; done: boolean }> = [];
+  private readonly window: PacingEntry[] = [];
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -71,13 +74,15 @@ export class RequestLane {
     const counted = this.window.filter((e) => !e.done || e.t > now - limit.windowMs).length;
     const inFlight = this.window.filter((e) => !e.done).length;
     const queued = this.active - inFlight + this.waiting.length;
-    return { free: Math.max(0, limit.count - counted - queued), count: limit.count, windowMs: limit.windowMs };
+    const others = this.o.peers?.others(now, limit.windowMs);
+    const taken = counted + queued + (others ? others.counted + others.processes : 0);
+    return { free: Math.max(0, limit.count - taken), count: limit.count, windowMs: limit.windowMs };
   }
 
   /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
   async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
     await this.acquire();
-    let slot: { t: number; done: boolean } | undefined;
+    let slot: PacingEntry | undefined;
     try {
       slot = await this.pace();
       this.stats.calls++;
@@ -86,9 +91,17 @@ export class RequestLane {
     } finally {
       // The service counts a request when it arrives, somewhere between our send and its answer:
       // dating the slot at the answer keeps our window behind the service's, whatever the latency.
-      if (slot) Object.assign(slot, { t: this.now(), done: true });
+      if (slot) {
+        Object.assign(slot, { t: this.now(), done: true });
+        this.o.peers?.publish(this.window);
+      }
       this.release();
     }
+  }
+
+  /** Leaves the processes it paces with (they stop counting this one's window). */
+  close(): void {
+    this.o.peers?.close();
   }
 
   /**
@@ -159,7 +172,7 @@ export class RequestLane {
     else this.active--;
   }
 
-  private async pace(): Promise<{ t: number; done: boolean } | undefined> {
+  private async pace(): Promise<PacingEntry | undefined> {
     for (;;) {
       const now = this.now();
       if (this.pausedUntil > now) {
@@ -171,14 +184,22 @@ export class RequestLane {
       // Entries still in flight always count; answered ones leave the window W after their answer.
       for (let i = this.window.length - 1; i >= 0; i--)
         if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
-      if (this.window.length >= limit.count) {
-        const answered = this.window.filter((e) => e.done).map((e) => e.t);
-        const wait = answered.length ? Math.max(1, Math.min(...answered) + limit.windowMs - now + 1) : 10;
+      // Other processes on the limit: their windows count, plus one slot each that they may be taking
+      // unseen right now (read, then publish, without a lock).
+      const others = this.o.peers?.others(now, limit.windowMs);
+      const taken = this.window.length + (others ? others.counted + others.processes : 0);
+      if (taken >= limit.count) {
+        const expiries = this.window.filter((e) => e.done).map((e) => e.t + limit.windowMs);
+        if (others?.nextExpiry !== undefined) expiries.push(others.nextExpiry);
+        // Only requests in flight: look again soon (with peers, after half a slot's share: each look reads their files).
+        const soon = others ? Math.max(10, limit.windowMs / limit.count / 2) : 10;
+        const wait = expiries.length ? Math.max(1, Math.min(...expiries) - now + 1) : soon;
         await this.wait(wait, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
         continue;
       }
       const slot = { t: now, done: false };
       this.window.push(slot);
+      this.o.peers?.publish(this.window);
       return slot;
     }
   }

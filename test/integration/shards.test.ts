@@ -6,7 +6,7 @@ import { createPrinter } from '../../src/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
 import type { TestRecord } from '../../src/model';
-import { csLastStatuses, csRuns, outboxFiles, runPlaywright, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -73,6 +73,28 @@ it('2 live shards on a tight budget (7 calls per 2 s each, the key allows 14): t
     expect(sandbox.stats().zephyr.rateLimited - before).toBe(0);
   } finally {
     sandbox.setFaults('zephyr', { rateLimit: null });
+  }
+});
+
+it('2 live CucumberStudio shards on one machine share its per-IP limit (each paced to all of it): exact, no 429', async () => {
+  // Each shard alone may send 12 calls per 2 s, the service's whole limit; together they count each other's calls.
+  const base = 850;
+  const name = 'cs shards paced';
+  const csOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_')));
+  const env = { ...csOnly, CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '12/2' };
+  const before = sandbox.stats().cucumberstudio.rateLimited;
+  sandbox.setFaults('cucumberstudio', { rateLimit: { count: 12, windowMs: 2000 } });
+  try {
+    const runs = await Promise.all(
+      [1, 2].map((i) => runPlaywright({ files: shardSuite(base, 200), env, workers: 1, args: [`--shard=${i}/2`] })),
+    );
+    for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual(
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
+    );
+    expect(sandbox.stats().cucumberstudio.rateLimited - before).toBe(0);
+  } finally {
+    sandbox.setFaults('cucumberstudio', { rateLimit: null });
   }
 });
 

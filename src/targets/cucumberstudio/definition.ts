@@ -1,4 +1,5 @@
 import { RequestLane } from '../../kit/lane';
+import { FilePacingPeers, machinePacingDir } from '../../kit/pacing-peers';
 import type { TargetDefinition } from '../../kit/target';
 import { annotationValues, tagValues, unique } from '../../mapping';
 import { CucumberStudioClient } from './client';
@@ -37,6 +38,8 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       name: 'CucumberStudio',
       concurrency: 8,
       rateLimit: config.rateLimit,
+      // 200 calls a minute per IP: parallel jobs on this machine share it, so they pace together.
+      peers: config.rateLimit ? new FilePacingPeers(machinePacingDir(new URL(config.baseUrl).origin)) : undefined,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
       ...deps.lane,

@@ -218,7 +218,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   close(): Promise<void> {
-    return this.run.settled();
+    return this.run.settled().finally(() => this.lane.close());
   }
 
   /**

@@ -1,0 +1,106 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RequestLane } from '../../src/kit/lane';
+import { FilePacingPeers, machinePacingDir } from '../../src/kit/pacing-peers';
+import { VirtualClock } from './virtual-clock';
+
+const roots: string[] = [];
+function scopeDir(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pacing-peers-'));
+  roots.push(root);
+  return machinePacingDir('https://studio.example', root);
+}
+afterEach(() => {
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+const limit = { count: 10, windowMs: 1_000 };
+function lane(clock: VirtualClock, dir: string, sent: number[]): { lane: RequestLane; call: () => Promise<void> } {
+  const l = new RequestLane({
+    name: 'cs',
+    concurrency: 4,
+    rateLimit: limit,
+    now: () => clock.now(),
+    sleep: (ms) => clock.sleep(ms),
+    peers: new FilePacingPeers(dir),
+  });
+  return { lane: l, call: () => l.send('call', async () => void sent.push(clock.now())) };
+}
+/** The most sends within any window of `windowMs`. */
+function busiest(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return Math.max(...sorted.map((t, i) => sorted.filter((u, j) => j >= i && u < t + windowMs).length));
+}
+
+describe('machine-local pacing (FilePacingPeers)', () => {
+  it('two processes on one limit stay within it together, each pacing to the same limit', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const dir = scopeDir();
+    const sent: number[] = [];
+    const a = lane(clock, dir, sent);
+    const b = lane(clock, dir, sent);
+    for (let i = 0; i < 40; i++) await (i % 2 ? a : b).call();
+    expect(sent).toHaveLength(40);
+    // Alone each would send 10 per window; together they keep one slot in reserve for the other.
+    expect(busiest(sent, limit.windowMs)).toBeLessThanOrEqual(limit.count);
+    expect(busiest(sent, limit.windowMs)).toBeGreaterThanOrEqual(limit.count - 1);
+    a.lane.close();
+    b.lane.close();
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it('waits for a live peer’s answered requests to leave the window', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const dir = scopeDir();
+    fs.mkdirSync(dir, { recursive: true });
+    // This very process is alive: a file under its pid with another suffix stands for a peer.
+    fs.writeFileSync(
+      path.join(dir, `${process.pid}-0badc0de.json`),
+      JSON.stringify(Array.from({ length: 9 }, () => [clock.now() - 400, 1])),
+    );
+    const sent: number[] = [];
+    const { lane: l, call } = lane(clock, dir, sent);
+    expect(l.room()).toMatchObject({ free: 0 }); // 9 of theirs + 1 slot they may be taking
+    await call();
+    expect(sent).toEqual([1_000_000 + 600 + 1]);
+    l.close();
+  });
+
+  it('ignores and removes the window of a process that is gone', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const dir = scopeDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const dead = path.join(dir, '999999999-0badc0de.json');
+    fs.writeFileSync(dead, JSON.stringify(Array.from({ length: 10 }, () => [clock.now(), 0])));
+    const sent: number[] = [];
+    const { lane: l, call } = lane(clock, dir, sent);
+    expect(l.room()).toMatchObject({ free: 10 });
+    await call();
+    expect(sent).toEqual([1_000_000]);
+    await new Promise((r) => setTimeout(r, 50)); // its removal is not awaited
+    expect(fs.existsSync(dead)).toBe(false);
+    l.close();
+  });
+
+  it('paces alone when the folder cannot be used', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pacing-peers-'));
+    roots.push(root);
+    fs.writeFileSync(path.join(root, 'playwright-tms-reporter-pacing'), 'a file where the folder would be');
+    const sent: number[] = [];
+    const l = new RequestLane({
+      name: 'cs',
+      concurrency: 1,
+      rateLimit: limit,
+      now: () => clock.now(),
+      sleep: (ms) => clock.sleep(ms),
+      peers: new FilePacingPeers(machinePacingDir('x', root)),
+    });
+    for (let i = 0; i < 12; i++) await l.send('call', async () => void sent.push(clock.now()));
+    expect(sent).toHaveLength(12);
+    expect(busiest(sent, limit.windowMs)).toBe(10);
+    l.close();
+  });
+});
