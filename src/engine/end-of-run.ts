@@ -22,6 +22,11 @@ export class EndEstimate {
     this.finished++;
   }
 
+  /** Every test has its final result: nothing more will come before the end. */
+  over(): boolean {
+    return this.total > 0 && this.finished >= this.total;
+  }
+
   /** Milliseconds until the last test finishes at the pace so far; Infinity while too few have finished. */
   msLeft(): number {
     if (this.finished < MIN_FINISHED || this.total <= 0) return Infinity;

@@ -125,6 +125,7 @@ export class PublishRun {
     this.estimate?.finishedOne();
     this.journal([r]);
     for (const s of this.sessions) s.offer(r);
+    if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
   }
 
   /** Attachments given as bodies are written to files first: the journal and the uploads read paths. */

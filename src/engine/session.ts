@@ -44,6 +44,7 @@ export class TargetSession {
   /** key -> fingerprint the service confirmed (streamed, sent at the end, or journaled by an earlier run). */
   private readonly confirmed = new Map<string, string>();
   private stream?: ResultStream;
+  private testsAreOver = false;
   private statuses?: StatusTable;
   private endTotal = 0;
   /** What the end of the run is doing once the results are out: progress lines say so, not "0 s left". */
@@ -96,6 +97,7 @@ export class TargetSession {
           endInMs: this.endInMs,
         });
         this.offerReady(this.readiness.keys());
+        if (this.testsAreOver) this.stream.sendAllNow();
       },
       // Report a bad preflight as soon as it is known, not only at the end of the run.
       (error: unknown) => {
@@ -103,6 +105,12 @@ export class TargetSession {
         this.log.error(`${this.definition.label}: ${(error as Error).message}`);
       },
     );
+  }
+
+  /** Every test has its final result: the stream sends what it holds now, not at the end. */
+  testsOver(): void {
+    this.testsAreOver = true;
+    this.stream?.sendAllNow();
   }
 
   /** A test's final result: its keys that are now complete go out with the next batch. */

@@ -29,6 +29,8 @@ export class ResultStream {
   private flying = new Map<string, PlanItem>();
   private notBefore = 0;
   private stopped = false;
+  /** The tests are over: what is queued goes now, whole (no batching window, spacing or target's pick). */
+  private allNow = false;
   private isPrepared: boolean;
   private readonly now: () => number;
 
@@ -54,6 +56,15 @@ export class ResultStream {
     return new Map(this.flying);
   }
 
+  /**
+   * Every test has its result: send what is queued at once rather than when the reporter's onEnd comes
+   * (Playwright first stops its workers, runs global teardown and other reporters' hooks).
+   */
+  sendAllNow(): void {
+    this.allNow = true;
+    this.schedule();
+  }
+
   /** Stops streaming and waits for the batch in flight; the end of the run sends the rest. */
   async drain(): Promise<void> {
     this.stopped = true;
@@ -65,7 +76,7 @@ export class ResultStream {
   private schedule(): void {
     if (this.stopped || this.inflight || !this.pending.size || !this.isPrepared) return;
     const { maxItems, maxWaitMs } = this.o.batching;
-    const due = this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);
+    const due = this.allNow ? 0 : this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);
     const wait = due - this.now();
     if (wait <= 0) return this.flush();
     if (this.timer) return;
@@ -82,7 +93,10 @@ export class ResultStream {
     this.timer = undefined;
     const queued = [...this.pending.values()];
     const pick = this.o.batching.pick;
-    const items = (pick ? pick(queued, { endInMs: this.o.endInMs?.() ?? Infinity }) : queued).slice(0, this.o.batching.maxItems);
+    const items = (pick && !this.allNow ? pick(queued, { endInMs: this.o.endInMs?.() ?? Infinity }) : queued).slice(
+      0,
+      this.o.batching.maxItems,
+    );
     if (!items.length) {
       // The target keeps them for now: look again one batching window later (also when the queue is full).
       this.notBefore = this.now() + this.o.batching.maxWaitMs;

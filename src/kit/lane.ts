@@ -101,7 +101,7 @@ export class RequestLane {
 
   /** Leaves the processes it paces with (they stop counting this one's window). */
   close(): void {
-    this.o.peers?.close();
+    this.o.peers?.close(this.now());
   }
 
   /**

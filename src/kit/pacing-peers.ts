@@ -27,7 +27,8 @@ export interface PeerWindows {
 export interface PacingPeers {
   others(now: number, windowMs: number): PeerWindows;
   publish(entries: readonly PacingEntry[]): void;
-  close(): void;
+  /** `now` on the lane's clock. */
+  close(now?: number): void;
 }
 
 /** The folder where the processes of this machine that call `origin` keep their windows. */
@@ -48,7 +49,8 @@ function alive(pid: number): boolean {
 
 /**
  * Windows kept as one small file per process (`<pid>-<random>.json`, replaced by rename so that a reader
- * never sees half of one). A file whose process is gone is removed by the next reader. Pacing is a
+ * never sees half of one). A process that ends leaves its last window; the next reader removes it once
+ * nothing in it counts (also the file of a process killed outright). Pacing is a
  * courtesy to the service, never a reason to fail: if the folder cannot be used, the lane paces alone.
  */
 export class FilePacingPeers implements PacingPeers {
@@ -56,17 +58,19 @@ export class FilePacingPeers implements PacingPeers {
   private readonly own: string;
   /** Set once the folder cannot be used, and at close. */
   private off = false;
-  private readonly onExit = () => fs.rmSync(this.file, { force: true });
   private written = false;
+  /** A run cut short (publishTimeout, a signal) leaves its window behind as at close. */
+  private readonly onExit = () => this.leave(Date.now());
 
-  constructor(private readonly dir: string) {
+  /** This process's window as last published. */
+  private entries: readonly PacingEntry[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly windowMs: number,
+  ) {
     this.own = `${process.pid}-${randomBytes(4).toString('hex')}.json`;
     this.file = path.join(dir, this.own);
-    try {
-      fs.mkdirSync(dir, { recursive: true });
-    } catch {
-      this.off = true;
-    }
   }
 
   others(now: number, windowMs: number): PeerWindows {
@@ -76,49 +80,79 @@ export class FilePacingPeers implements PacingPeers {
     try {
       names = fs.readdirSync(this.dir);
     } catch {
-      return result;
+      return result; // nobody has sent yet
     }
     for (const name of names) {
       const pid = Number(/^(\d+)-[0-9a-f]+\.json$/.exec(name)?.[1]);
       if (name === this.own || !pid) continue;
-      if (!alive(pid)) {
-        fs.rm(path.join(this.dir, name), { force: true }, () => undefined);
-        continue;
-      }
+      const file = path.join(this.dir, name);
       let entries: Array<[number, 0 | 1]>;
+      let writtenAt: number;
       try {
-        entries = JSON.parse(fs.readFileSync(path.join(this.dir, name), 'utf8')) as Array<[number, 0 | 1]>;
+        writtenAt = fs.statSync(file).mtimeMs;
+        entries = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<[number, 0 | 1]>;
       } catch {
         continue; // removed meanwhile
       }
-      result.processes++;
-      for (const [t, done] of entries) {
-        if (done && t <= now - windowMs) continue;
-        result.counted++;
-        if (done) result.nextExpiry = Math.min(result.nextExpiry ?? Infinity, t + windowMs);
+      const live = alive(pid);
+      // A process that is gone sends nothing more, but what it sent last still counts at the service; a
+      // request it had in flight (killed without its exit handler) is dated at its last write.
+      const times = entries.map(([t, done]) => (done || !live ? (done ? t : writtenAt) : Infinity));
+      const counting = times.filter((t) => t > now - windowMs);
+      if (!live && !counting.length) {
+        fs.rm(file, { force: true }, () => undefined);
+        continue;
       }
+      if (live) result.processes++;
+      result.counted += counting.length;
+      for (const t of counting) if (t !== Infinity) result.nextExpiry = Math.min(result.nextExpiry ?? Infinity, t + windowMs);
     }
     return result;
   }
 
   publish(entries: readonly PacingEntry[]): void {
     if (this.off) return;
-    const temp = `${this.file}.${randomBytes(3).toString('hex')}.tmp`;
+    this.entries = entries;
     try {
-      fs.writeFileSync(temp, JSON.stringify(entries.map((e) => [e.t, e.done ? 1 : 0])));
-      fs.renameSync(temp, this.file);
-      if (!this.written) process.once('exit', this.onExit); // a run cut short leaves no window behind
-      this.written = true;
+      if (!this.written) {
+        fs.mkdirSync(this.dir, { recursive: true });
+        process.once('exit', this.onExit);
+        this.written = true;
+      }
+      this.write(entries.map((e) => [e.t, e.done ? 1 : 0]));
     } catch {
       this.off = true;
-      fs.rm(temp, { force: true }, () => undefined);
     }
   }
 
-  close(): void {
-    this.off = true;
-    process.removeListener('exit', this.onExit);
+  private write(entries: Array<[number, 0 | 1]>): void {
+    const temp = `${this.file}.${randomBytes(3).toString('hex')}.tmp`;
     try {
+      fs.writeFileSync(temp, JSON.stringify(entries));
+      fs.renameSync(temp, this.file);
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+  }
+
+  /**
+   * Leaves: what this process sent within the window still counts for the others (the service counts it),
+   * so the window stays behind, every request dated as answered by now at the latest, for the next reader
+   * to drop once it has expired; with nothing left in the window, the file goes at once.
+   */
+  close(now: number = Date.now()): void {
+    process.removeListener('exit', this.onExit);
+    if (!this.off) this.leave(now);
+  }
+
+  private leave(now: number): void {
+    this.off = true;
+    if (!this.written) return;
+    const last = this.entries
+      .filter((e) => !e.done || e.t > now - this.windowMs)
+      .map((e): [number, 0 | 1] => [e.done ? Math.min(e.t, now) : now, 1]);
+    try {
+      if (last.length) return this.write(last);
       fs.rmSync(this.file, { force: true });
       fs.rmdirSync(this.dir); // only when no other process uses it
       fs.rmdirSync(path.dirname(this.dir));

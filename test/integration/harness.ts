@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/model';
+import { machinePacingDir } from '../../src/kit/pacing-peers';
 
 export const REPO = path.resolve(__dirname, '../..');
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
@@ -31,6 +32,8 @@ export interface RunOptions {
   /** Reuse a folder (e.g. to run replay in the same place). */
   dir?: string;
   nodeOptions?: string;
+  /** Playwright's globalTeardown (a file under `files`, e.g. `tests/x.cjs`): it runs after the last test, before any reporter's onEnd. */
+  globalTeardown?: string;
 }
 
 export interface RunResult {
@@ -101,7 +104,7 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   retries: ${o.retries ?? 0},
   workers: ${o.workers ?? 2},
   fullyParallel: true,
-  reporter: ${JSON.stringify(reporter)},
+  reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}
 }`;
   if (kind === 'cjs') return `module.exports = ${body};\n`;
   return `export default ${body};\n`;
@@ -112,7 +115,7 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   const kind = o.config ?? 'ts';
   const ext = kind === 'ts' ? 'ts' : kind === 'esm' ? 'mjs' : 'cjs';
   for (const [name, text] of Object.entries(o.files)) {
-    const file = path.join(dir, 'tests', name);
+    const file = path.join(dir, name.startsWith('tests/') ? '' : 'tests', name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, text);
   }
@@ -150,13 +153,30 @@ export function runReplay(outboxDir: string, env: Record<string, string | undefi
   return exec(process.execPath, [BIN, 'replay', outboxDir], REPO, baseEnv(env));
 }
 
-/** A sandbox on an ephemeral port with fast async jobs and test generation. */
-export function testSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  return startSandbox({
+/**
+ * A sandbox on an ephemeral port with fast async jobs and test generation. Closing it also removes the
+ * pacing windows the runs against it left under the temp folder (CucumberStudio's, per origin).
+ */
+export async function testSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({
     port: 0,
     ...options,
     zephyr: { jobDelayMs: 60, ...options.zephyr },
     cucumberstudio: { generationDelayMs: 300, ...options.cucumberstudio },
+  });
+  const close = sandbox.close.bind(sandbox);
+  // The configured base URL's origin names the folder: the current host's, or the former host's.
+  const pacing = [sandbox.origin, sandbox.formerOrigin].filter((o): o is string => !!o).map((o) => machinePacingDir(o));
+  return Object.assign(sandbox, {
+    close: async () => {
+      await close();
+      for (const dir of pacing) fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        fs.rmdirSync(path.dirname(pacing[0])); // when no other sandbox's runs pace there
+      } catch {
+        // in use
+      }
+    },
   });
 }
 

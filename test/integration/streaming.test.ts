@@ -3,6 +3,8 @@
  * until an earlier test's result is in the sandbox), a key mapped late at run time is corrected, and
  * publishTimeout cuts an end that the service asks to wait an hour for.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { csLastStatuses, csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
@@ -63,6 +65,42 @@ describe('publishing during the run (live)', () => {
     expect(csLastStatuses(csRun(sandbox, NAME))).toEqual({ 1: ['passed'] });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 3, unsent: 0, errors: [] });
     expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
+
+describe('the end of the tests (live)', () => {
+  it('what the stream still holds goes when the last test ends, before onEnd: a global teardown sees it in the sandbox', async () => {
+    // Paced, the stream keeps passed results for the end's one bulk call (the estimated end is always
+    // within the window in so short a run); once every test has its result, that call need not wait
+    // for onEnd, which comes after the workers stop and the global teardown.
+    const name = 'tests over';
+    const keys = Array.from({ length: 12 }, (_, i) => `PROJ-${300 + i}`);
+    const tests = keys.map((k, i) => `test('t${i}', { tag: '@${k}' }, () => {});`).join('\n');
+    const teardown = `
+module.exports = async () => {
+  const end = Date.now() + 15_000;
+  let statuses = {};
+  while (Date.now() < end) {
+    const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+    const execs = s.zephyr.cycles.filter((c) => c.name === ${JSON.stringify(name)}).flatMap((c) => c.executions);
+    statuses = Object.fromEntries(execs.map((e) => [e.issueKey, e.statusId]));
+    if (${JSON.stringify(keys)}.every((k) => statuses[k] === 1)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  require('node:fs').writeFileSync(require('node:path').join(__dirname, 'seen-before-onend.json'), JSON.stringify(statuses));
+};
+`;
+    const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    const run = await runPlaywright({
+      files: { 'serial.spec.ts': `import { test } from '@playwright/test';\n${tests}`, 'tests/teardown.cjs': teardown },
+      globalTeardown: 'tests/teardown.cjs',
+      workers: 1,
+      env: { ...zephyrOnly, SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: name, ZEPHYR_RATE_LIMIT: '30/60' },
+    });
+    expect(run.exitCode).toBe(0);
+    const seen = JSON.parse(fs.readFileSync(path.join(run.dir, 'tests', 'seen-before-onend.json'), 'utf8')) as Record<string, number>;
+    expect(seen).toEqual(Object.fromEntries(keys.map((k) => [k, 1])));
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 12, unsent: 0, errors: [] });
   });
 });
 

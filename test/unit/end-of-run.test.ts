@@ -12,8 +12,12 @@ describe('EndEstimate', () => {
     e.finishedOne();
     now += 1_000;
     expect(e.msLeft()).toBe(95 * 1_000); // 5 in 5 s: 95 left at one a second
-    for (let i = 0; i < 95; i++) e.finishedOne();
+    for (let i = 0; i < 94; i++) e.finishedOne();
+    expect(e.over()).toBe(false);
+    e.finishedOne();
+    expect(e.over()).toBe(true); // every test has its final result
     expect(e.msLeft()).toBe(0);
     expect(new EndEstimate(0, () => now).msLeft()).toBe(Infinity);
+    expect(new EndEstimate(0, () => now).over()).toBe(false);
   });
 });

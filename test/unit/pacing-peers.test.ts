@@ -24,7 +24,7 @@ function lane(clock: VirtualClock, dir: string, sent: number[]): { lane: Request
     rateLimit: limit,
     now: () => clock.now(),
     sleep: (ms) => clock.sleep(ms),
-    peers: new FilePacingPeers(dir),
+    peers: new FilePacingPeers(dir, limit.windowMs),
   });
   return { lane: l, call: () => l.send('call', async () => void sent.push(clock.now())) };
 }
@@ -34,9 +34,11 @@ function busiest(times: number[], windowMs: number): number {
   return Math.max(...sorted.map((t, i) => sorted.filter((u, j) => j >= i && u < t + windowMs).length));
 }
 
+const DEAD_PID = 999_999_999; // above any pid_max
+
 describe('machine-local pacing (FilePacingPeers)', () => {
-  it('two processes on one limit stay within it together, each pacing to the same limit', async () => {
-    const clock = new VirtualClock(1_000_000);
+  it('two processes on one limit stay within it together, each pacing to the same limit; each leaves its last window', async () => {
+    const clock = new VirtualClock(Date.now());
     const dir = scopeDir();
     const sent: number[] = [];
     const a = lane(clock, dir, sent);
@@ -48,11 +50,14 @@ describe('machine-local pacing (FilePacingPeers)', () => {
     expect(busiest(sent, limit.windowMs)).toBeGreaterThanOrEqual(limit.count - 1);
     a.lane.close();
     b.lane.close();
-    expect(fs.existsSync(dir)).toBe(false);
+    // The service still counts their last calls: what is in the window stays for the next process to see.
+    const left = fs.readdirSync(dir).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Array<[number, number]>);
+    expect(left).toHaveLength(2);
+    expect(left.flat().filter(([t]) => t > clock.now() - limit.windowMs)).toHaveLength(left.flat().length);
   });
 
   it('waits for a live peer’s answered requests to leave the window', async () => {
-    const clock = new VirtualClock(1_000_000);
+    const clock = new VirtualClock(Date.now());
     const dir = scopeDir();
     fs.mkdirSync(dir, { recursive: true });
     // This very process is alive: a file under its pid with another suffix stands for a peer.
@@ -61,31 +66,47 @@ describe('machine-local pacing (FilePacingPeers)', () => {
       JSON.stringify(Array.from({ length: 9 }, () => [clock.now() - 400, 1])),
     );
     const sent: number[] = [];
+    const start = clock.now();
     const { lane: l, call } = lane(clock, dir, sent);
     expect(l.room()).toMatchObject({ free: 0 }); // 9 of theirs + 1 slot they may be taking
     await call();
-    expect(sent).toEqual([1_000_000 + 600 + 1]);
+    expect(sent).toEqual([start + 600 + 1]);
     l.close();
   });
 
-  it('ignores and removes the window of a process that is gone', async () => {
-    const clock = new VirtualClock(1_000_000);
+  it('counts what a process that has ended sent last until it leaves the window, then removes its file', async () => {
+    const clock = new VirtualClock(Date.now());
     const dir = scopeDir();
     fs.mkdirSync(dir, { recursive: true });
-    const dead = path.join(dir, '999999999-0badc0de.json');
-    fs.writeFileSync(dead, JSON.stringify(Array.from({ length: 10 }, () => [clock.now(), 0])));
+    const ended = path.join(dir, `${DEAD_PID}-0badc0de.json`);
+    fs.writeFileSync(ended, JSON.stringify(Array.from({ length: 10 }, () => [clock.now() - 400, 1])));
+    const sent: number[] = [];
+    const start = clock.now();
+    const { lane: l, call } = lane(clock, dir, sent);
+    expect(l.room()).toMatchObject({ free: 0 }); // its 10, but no reserve: it sends nothing more
+    await call();
+    expect(sent).toEqual([start + 600 + 1]);
+    for (let i = 0; i < 50 && fs.existsSync(ended); i++) await new Promise((r) => setTimeout(r, 10)); // removed in the background
+    expect(fs.existsSync(ended)).toBe(false);
+    l.close();
+  });
+
+  it('dates the requests of a process killed mid-flight at its last write', async () => {
+    const clock = new VirtualClock(Date.now());
+    const dir = scopeDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const killed = path.join(dir, `${DEAD_PID}-0badf00d.json`);
+    fs.writeFileSync(killed, JSON.stringify(Array.from({ length: 10 }, () => [clock.now() - 5_000, 0])));
+    const written = fs.statSync(killed).mtimeMs;
     const sent: number[] = [];
     const { lane: l, call } = lane(clock, dir, sent);
-    expect(l.room()).toMatchObject({ free: 10 });
     await call();
-    expect(sent).toEqual([1_000_000]);
-    await new Promise((r) => setTimeout(r, 50)); // its removal is not awaited
-    expect(fs.existsSync(dead)).toBe(false);
+    expect(sent[0]).toBeGreaterThan(written + limit.windowMs); // not never, not at once
     l.close();
   });
 
   it('paces alone when the folder cannot be used', async () => {
-    const clock = new VirtualClock(1_000_000);
+    const clock = new VirtualClock(Date.now());
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pacing-peers-'));
     roots.push(root);
     fs.writeFileSync(path.join(root, 'playwright-tms-reporter-pacing'), 'a file where the folder would be');
@@ -96,7 +117,7 @@ describe('machine-local pacing (FilePacingPeers)', () => {
       rateLimit: limit,
       now: () => clock.now(),
       sleep: (ms) => clock.sleep(ms),
-      peers: new FilePacingPeers(machinePacingDir('x', root)),
+      peers: new FilePacingPeers(machinePacingDir('x', root), limit.windowMs),
     });
     for (let i = 0; i < 12; i++) await l.send('call', async () => void sent.push(clock.now()));
     expect(sent).toHaveLength(12);

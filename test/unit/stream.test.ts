@@ -118,6 +118,29 @@ describe('ResultStream', () => {
     expect(looks).toBeGreaterThanOrEqual(1);
     expect(looks).toBeLessThanOrEqual(8); // about one look per 20 ms window, however loaded the machine
   });
+
+  it('once the tests are over, what is queued goes at once and whole: no window, no spacing, no pick', async () => {
+    const sent: string[][] = [];
+    let finish!: () => void;
+    const stream = new ResultStream({
+      batching: { maxItems: 2, maxWaitMs: 3_600_000, spaced: true, pick: () => [] },
+      publish: async (items) => {
+        sent.push(items.map((i) => i.key));
+        if (sent.length === 1) await new Promise<void>((r) => (finish = r));
+        return { done: [...items], failed: [] };
+      },
+      onDone: () => undefined,
+    });
+    stream.enqueue([item('A'), item('B'), item('C')]);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([]); // held by the target, the window an hour long
+    stream.sendAllNow();
+    expect(sent).toEqual([['A', 'B']]); // a batch is at most maxItems
+    finish(); // the rest goes right after the batch in flight, although spaced
+    for (let i = 0; i < 20 && sent.length < 2; i++) await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([['A', 'B'], ['C']]);
+    await stream.drain();
+  });
 });
 
 describe('KeyReadiness', () => {

@@ -39,7 +39,9 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       concurrency: 8,
       rateLimit: config.rateLimit,
       // 200 calls a minute per IP: parallel jobs on this machine share it, so they pace together.
-      peers: config.rateLimit ? new FilePacingPeers(machinePacingDir(new URL(config.baseUrl).origin)) : undefined,
+      peers: config.rateLimit
+        ? new FilePacingPeers(machinePacingDir(new URL(config.baseUrl).origin), config.rateLimit.windowMs)
+        : undefined,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
       ...deps.lane,
