@@ -15,7 +15,29 @@ const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 
 /** @type {typeof import('../dist/internal')} */
 const internal = require(path.join(DIST, 'internal.js'));
-const { startSandbox, PublishRun, signRequest, TARGETS } = internal;
+const { PublishRun, signRequest, TARGETS, machinePacingDir } = internal;
+
+/**
+ * The sandbox, whose close also removes the pacing windows the publishers left for CucumberStudio's
+ * origin under the temp folder (kept after a process ends while the service still counts its calls).
+ * @param {import('../dist/internal').SandboxOptions} options
+ */
+async function startSandbox(options) {
+  const sandbox = await internal.startSandbox(options);
+  const close = sandbox.close.bind(sandbox);
+  const dirs = [sandbox.origin, sandbox.formerOrigin].filter((o) => !!o).map((o) => machinePacingDir(/** @type {string} */ (o)));
+  return Object.assign(sandbox, {
+    close: async () => {
+      await close();
+      for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        fs.rmdirSync(path.dirname(dirs[0]));
+      } catch {
+        // another sandbox's publishers pace there
+      }
+    },
+  });
+}
 
 /** Options + env -> the reporter's resolved config, as the reporter resolves it. */
 function resolveConfig(options, env, rootDir) {

@@ -5,5 +5,6 @@
 export { resolveConfig, type ResolvedConfig } from './config';
 export { PublishRun, type PublishRunOptions } from './engine/run';
 export { startSandbox, type RunningSandbox, type SandboxOptions } from './sandbox';
+export { machinePacingDir } from './kit/pacing-peers';
 export { TARGETS, signRequest } from './targets';
 export type { TestRecord, RunSummary, TargetSummary } from './model';

@@ -63,6 +63,8 @@ export interface Journal {
 export class Outbox {
   readonly file: string;
   private opened = false;
+  /** Kept open while the run appends (one line per test): opening the file for each was most of the journal's cost. */
+  private fd?: number;
   private readonly targets: Set<TargetId>;
   private readonly completed = new Set<TargetId>();
 
@@ -90,10 +92,20 @@ export class Outbox {
         createdAt: new Date().toISOString(),
         targets: this.meta,
       };
-      fs.appendFileSync(this.file, `${JSON.stringify(head)}\n`);
+      this.fd = fs.openSync(this.file, 'a');
+      fs.appendFileSync(this.fd, `${JSON.stringify(head)}\n`);
       this.opened = true;
     }
-    fs.appendFileSync(this.file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    this.fd ??= fs.openSync(this.file, 'a');
+    // Written before anything is sent: in the file (the OS's cache) even if the process dies right after.
+    fs.appendFileSync(this.fd, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  }
+
+  /** Closes the file (the next write opens it again). */
+  private release(): void {
+    if (this.fd === undefined) return;
+    fs.closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /**
@@ -137,6 +149,7 @@ export class Outbox {
   /** Deletes the journal once every target is complete; returns the path when something is left. */
   finalize(): string | undefined {
     if (!this.opened) return undefined;
+    this.release();
     if ([...this.targets].every((t) => this.completed.has(t))) {
       fs.rmSync(this.file, { force: true });
       fs.rmSync(`${this.file.replace(/\.jsonl$/, '')}.files`, { recursive: true, force: true });

@@ -126,12 +126,13 @@ export class FilePacingPeers implements PacingPeers {
   }
 
   private write(entries: Array<[number, 0 | 1]>): void {
-    const temp = `${this.file}.${randomBytes(3).toString('hex')}.tmp`;
+    const temp = `${this.file}.tmp`;
     try {
       fs.writeFileSync(temp, JSON.stringify(entries));
       fs.renameSync(temp, this.file);
-    } finally {
+    } catch (error) {
       fs.rmSync(temp, { force: true });
+      throw error;
     }
   }
 
