@@ -49,30 +49,24 @@ export class TargetSession {
   private endTotal = 0;
   /** What the end of the run is doing once the results are out: progress lines say so, not "0 s left". */
   private endStage: EndStage = 'results';
-  private readonly endInMs?: () => number;
   /** Set when the end of the run begins: from then on only finish() sends. */
   private ending = false;
-  private readonly outbox?: Outbox;
-  private readonly log: SessionLog;
   private readonly alreadyDone: ReadonlyMap<string, string | number>;
   private readonly uploads: UploadQueue;
 
   constructor(
     readonly definition: TargetDefinition,
     readonly target: Target,
-    o: SessionOptions,
+    private readonly o: SessionOptions,
   ) {
     this.readiness = new KeyReadiness(definition.id);
-    this.outbox = o.outbox;
-    this.log = o.log;
     this.alreadyDone = o.alreadyDone ?? new Map();
-    this.endInMs = o.endInMs;
     this.uploads = new UploadQueue({
       target,
       maxBytes: o.maxAttachmentBytes,
       attached: o.attached,
       check: o.replay,
-      onDone: (key, file) => this.outbox?.attached(definition.id, key, file),
+      onDone: (key, file) => this.o.outbox?.attached(definition.id, key, file),
     });
   }
 
@@ -94,7 +88,7 @@ export class TargetSession {
           prepared: this.target.prepared(),
           publish: (items) => this.target.publish(items),
           onDone: (items) => this.confirm(items),
-          endInMs: this.endInMs,
+          endInMs: this.o.endInMs,
         });
         this.offerReady(this.readiness.keys());
         if (this.testsAreOver) this.stream.sendAllNow();
@@ -102,7 +96,7 @@ export class TargetSession {
       // Report a bad preflight as soon as it is known, not only at the end of the run.
       (error: unknown) => {
         this.beginError = error;
-        this.log.error(`${this.definition.label}: ${(error as Error).message}`);
+        this.o.log.error(`${this.definition.label}: ${(error as Error).message}`);
       },
     );
   }
@@ -147,7 +141,7 @@ export class TargetSession {
   private confirm(items: readonly PlanItem[]): void {
     const done: DoneItem[] = items.map((i) => [i.key, i.status, fingerprint(i)]);
     for (const [key, , print] of done) this.confirmed.set(key, print!);
-    this.outbox?.done(this.id, done);
+    this.o.outbox?.done(this.id, done);
     for (const item of items) this.uploads.enqueue(item);
   }
 
@@ -156,10 +150,10 @@ export class TargetSession {
     const statuses = await this.target.resolveStatuses('service');
     if (!this.warnings.length) {
       this.warnings = statuses.warnings;
-      for (const w of statuses.warnings) this.log.error(w);
+      for (const w of statuses.warnings) this.o.log.error(w);
     }
     const container = await this.target.begin({ knownKeys, followerWaitMs });
-    this.outbox?.container(this.id, container.id, container.name);
+    this.o.outbox?.container(this.id, container.id, container.name);
     return { container, statuses };
   }
 
@@ -197,7 +191,7 @@ export class TargetSession {
             maxAttempts: 1,
             attempt: async () => ready(await this.begin([])),
           });
-          this.log.info(`${this.definition.label}: reachable again; publishing`);
+          this.o.log.info(`${this.definition.label}: reachable again; publishing`);
         } catch (again) {
           this.beginError = again instanceof WaitTimeoutError ? (again.lastError ?? again) : again;
         }
@@ -286,7 +280,7 @@ export class TargetSession {
     const files = this.uploads.tally;
     if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
     if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
-    if (summary.unsent === 0 && !files.failed.length) this.outbox?.complete(this.id);
+    if (summary.unsent === 0 && !files.failed.length) this.o.outbox?.complete(this.id);
     summary.published = sent.length;
     for (const item of sent) {
       const name = statuses.name(item.status);
