@@ -1,4 +1,8 @@
-/** The end of the run, seen from before it: when it will come (`EndEstimate`) and how far it is (`EndProgress`). */
+/**
+ * The end of the run, seen from before it: when it will come (`EndEstimate`) and how far it is
+ * (`EndProgress`); and what the summary says of results it could not send.
+ */
+import type { PublishResult } from '../kit/target';
 
 /** Tests finished before the pace is trusted: the first ones include the workers' start. */
 const MIN_FINISHED = 5;
@@ -44,4 +48,13 @@ export interface EndProgress {
   stage: EndStage;
   /** Files queued and not yet tried. */
   filesLeft: number;
+}
+
+/** One summary line per reason a result was not sent, naming the first few keys it held back. */
+export function notSentLines(failed: PublishResult['failed']): string[] {
+  const keysBy = new Map<string, string[]>();
+  for (const f of failed) keysBy.set(f.reason, [...(keysBy.get(f.reason) ?? []), String(f.item.key)]);
+  return [...keysBy].map(([reason, keys]) =>
+    keys.length > 1 ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}` : reason,
+  );
 }

@@ -3,7 +3,7 @@ import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import { fingerprint, type DoneItem, type Outbox } from './outbox';
-import type { EndProgress, EndStage } from './end-of-run';
+import { notSentLines, type EndProgress, type EndStage } from './end-of-run';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -86,7 +86,7 @@ export class TargetSession {
         this.stream = new ResultStream({
           batching: this.target.batching,
           prepared: this.target.prepared(),
-          publish: (items) => this.target.publish(items),
+          publish: (items) => this.target.publish(items, (done) => this.confirm(done)),
           onDone: (items) => this.confirm(items),
           endInMs: this.o.endInMs,
         });
@@ -138,8 +138,12 @@ export class TargetSession {
     return earlier !== undefined && (earlier === fingerprint(item) || earlier === item.status);
   }
 
+  /** Journals and records what the service confirmed (once: a target tells of items early, then in its result). */
   private confirm(items: readonly PlanItem[]): void {
-    const done: DoneItem[] = items.map((i) => [i.key, i.status, fingerprint(i)]);
+    const done: DoneItem[] = items
+      .map((i): DoneItem => [i.key, i.status, fingerprint(i)])
+      .filter(([key, , print]) => this.confirmed.get(key) !== print);
+    if (!done.length) return;
     for (const [key, , print] of done) this.confirmed.set(key, print!);
     this.o.outbox?.done(this.id, done);
     for (const item of items) this.uploads.enqueue(item);
@@ -251,7 +255,7 @@ export class TargetSession {
     const send = async (items: PlanItem[]): Promise<void> => {
       if (!items.length || mappedCount === 0) return;
       try {
-        const result = await t.publish(items);
+        const result = await t.publish(items, (done) => this.confirm(done));
         this.confirm(result.done);
         failed.push(...result.failed);
       } catch (error) {
@@ -263,21 +267,17 @@ export class TargetSession {
     await send(unconfirmed().filter((item) => stream.inFlight.has(item.key)));
     const sent = plan.filter((item) => this.isConfirmed(item));
     summary.unsent += failed.length;
-    const reasons = new Map<string, string[]>();
-    for (const f of failed) reasons.set(f.reason, [...(reasons.get(f.reason) ?? []), String(f.item.key)]);
-    for (const [reason, keys] of reasons)
-      summary.errors.push(
-        keys.length > 1
-          ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}`
-          : reason,
-      );
-    // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once.
+    summary.errors.push(...notSentLines(failed));
+    // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once. The
+    // read-back goes alongside: it reads statuses, which files do not change.
     this.endStage = 'attachments';
-    await this.uploads.drain();
-    this.uploads.ending = true;
-    for (const item of sent) this.uploads.enqueue(item);
-    await this.uploads.drain();
-    const files = this.uploads.tally;
+    const readBack = sent.length
+      ? t.verify(sent).then(
+          (verify) => ({ verify }),
+          (error: Error) => ({ error }),
+        )
+      : undefined;
+    const files = await this.uploads.finish(sent);
     if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
     if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
     if (summary.unsent === 0 && !files.failed.length) this.o.outbox?.complete(this.id);
@@ -286,13 +286,13 @@ export class TargetSession {
       const name = statuses.name(item.status);
       summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
     }
-    if (sent.length > 0) {
+    if (readBack) {
       this.endStage = 'read-back';
-      try {
-        summary.verify = await t.verify(sent);
-        if (!summary.verify.ok) summary.errors.push(`read-back check failed: ${summary.verify.details.join('; ')}`);
-      } catch (error) {
-        summary.errors.push(`read-back check failed: ${(error as Error).message}`);
+      const read = await readBack;
+      if ('error' in read) summary.errors.push(`read-back check failed: ${read.error?.message}`);
+      else {
+        summary.verify = read.verify;
+        if (!read.verify.ok) summary.errors.push(`read-back check failed: ${read.verify.details.join('; ')}`);
       }
     }
   }

@@ -26,21 +26,26 @@ export interface UploadQueueOptions {
   onDone(key: string, fileName: string): void;
 }
 
+/** Files going up at once: two overlap one file's round trip with the other's transfer; each is held in memory. */
+const UPLOADS_AT_ONCE = 2;
+
 /**
- * The uploads of one target, one at a time behind the statuses: a result's files are queued once its
- * status is confirmed, so a slow upload never holds a status back, and the lane's rate limit budgets
- * both. Each file goes up at most once per (key, name): the journal remembers what is done.
+ * The uploads of one target, behind the statuses: a result's files are queued once its status is
+ * confirmed, so a slow upload never holds a status back, and the lane's rate limit budgets both. Each
+ * file goes up at most once per (key, name): the journal remembers what is done.
  */
 export class UploadQueue {
   readonly tally: UploadTally = { uploaded: 0, present: 0, skipped: [], failed: [] };
   private readonly queued = new Set<string>();
   private untried = 0;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly todo: Array<() => Promise<void>> = [];
+  private running = 0;
+  private readonly idle: Array<() => void> = [];
   /**
    * Set when the end of the run begins. Before that, a file not found yet is left for the end (the
    * test's process may still be writing it) instead of being skipped for good.
    */
-  ending = false;
+  private ending = false;
 
   constructor(private readonly o: UploadQueueOptions) {}
 
@@ -52,7 +57,19 @@ export class UploadQueue {
       if (this.o.attached?.has(id) || this.queued.has(id)) continue;
       this.queued.add(id);
       this.untried++;
-      this.chain = this.chain.then(() => this.upload(item, ref, fileName).finally(() => this.untried--));
+      this.todo.push(() => this.upload(item, ref, fileName).finally(() => this.untried--));
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < UPLOADS_AT_ONCE && this.todo.length) {
+      this.running++;
+      void this.todo.shift()!().finally(() => {
+        this.running--;
+        this.pump();
+        if (!this.running) for (const resolve of this.idle.splice(0)) resolve();
+      });
     }
   }
 
@@ -61,9 +78,18 @@ export class UploadQueue {
     return this.untried;
   }
 
-  /** Resolves when everything queued so far has been tried. */
+  /** The end of the run: what is queued, then the files of `sent` not up yet (a file missing now is skipped for good). */
+  async finish(sent: readonly PlanItem[]): Promise<UploadTally> {
+    await this.drain();
+    this.ending = true;
+    for (const item of sent) this.enqueue(item);
+    await this.drain();
+    return this.tally;
+  }
+
+  /** Resolves when everything queued has been tried. */
   drain(): Promise<void> {
-    return this.chain;
+    return this.running ? new Promise((resolve) => this.idle.push(resolve)) : Promise.resolve();
   }
 
   /** Never rejects: whatever goes wrong with one file is that file's line in the summary. */

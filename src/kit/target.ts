@@ -80,8 +80,12 @@ export interface Target {
   begin(options: BeginOptions): Promise<ContainerInfo>;
   /** Pure mapping of records to one item per key. */
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[];
-  /** Sends the items; safe to call again with the same items (absolute statuses, no duplicates). */
-  publish(items: readonly PlanItem[]): Promise<PublishResult>;
+  /**
+   * Sends the items; safe to call again with the same items (absolute statuses, no duplicates). `onDone`
+   * hears of items as the service confirms them, before the whole call settles (so their files go up
+   * while the rest waits, e.g. for a job); every item it hears of is in the result's `done` too.
+   */
+  publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult>;
   /**
    * Attaches a file to the key's result (after its status was confirmed). `check`: look first whether a
    * file of that name is already there (replay: an earlier process may have sent it without journaling).

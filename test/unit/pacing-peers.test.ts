@@ -105,6 +105,29 @@ describe('machine-local pacing (FilePacingPeers)', () => {
     l.close();
   });
 
+  it('rewrites its window in place, padded to the longest so far; a peer window that does not parse counts as last read', async () => {
+    const clock = new VirtualClock(Date.now());
+    const dir = scopeDir();
+    const sent: number[] = [];
+    const a = lane(clock, dir, sent);
+    for (let i = 0; i < 6; i++) await a.call();
+    clock.t += limit.windowMs + 1;
+    await a.call(); // the window shrinks to one entry: the file keeps its length, padded
+    const [own] = fs.readdirSync(dir);
+    const text = fs.readFileSync(path.join(dir, own), 'utf8');
+    expect(JSON.parse(text)).toHaveLength(1);
+    expect(text.trimEnd().length).toBeLessThan(text.length);
+
+    // A live peer's window, read once whole, then caught half written.
+    const peer = path.join(dir, `${process.pid}-0badc0de.json`);
+    fs.writeFileSync(peer, JSON.stringify(Array.from({ length: 8 }, () => [clock.now(), 1])));
+    const watcher = new FilePacingPeers(dir, limit.windowMs);
+    expect(watcher.others(clock.now(), limit.windowMs)).toMatchObject({ counted: 9, processes: 2 });
+    fs.writeFileSync(peer, `${JSON.stringify(Array.from({ length: 8 }, () => [clock.now(), 1]))}]`);
+    expect(watcher.others(clock.now(), limit.windowMs)).toMatchObject({ counted: 9, processes: 2 });
+    a.lane.close();
+  });
+
   it('paces alone when the folder cannot be used', async () => {
     const clock = new VirtualClock(Date.now());
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pacing-peers-'));

@@ -105,7 +105,7 @@ export class CucumberStudioTarget implements Target {
     });
   }
 
-  async publish(items: readonly PlanItem[]): Promise<PublishResult> {
+  async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const runId = Number(this.run.require().id);
     await this.run.settled();
     await this.prepare(items.map((i) => Number(i.key)));
@@ -126,6 +126,7 @@ export class CucumberStudioTarget implements Target {
           await Promise.all(targets.map((sid) => this.results.post(runId, sid, input)));
           this.posted.set(String(item.key), targets);
           result.done.push(item);
+          onDone?.([item]);
         } catch (error) {
           result.failed.push({ item, reason: (error as Error).message });
         }

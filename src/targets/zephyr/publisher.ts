@@ -91,7 +91,7 @@ export class ZephyrTarget implements Target {
     });
   }
 
-  async publish(items: readonly PlanItem[]): Promise<PublishResult> {
+  async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const cycleId = this.cycle.require().id;
     await this.cycle.settled();
     await this.ensureInCycle(items.map((i) => i.key));
@@ -130,6 +130,7 @@ export class ZephyrTarget implements Target {
             await waitForJob(this.client, token, this.jobs);
             for (const p of part) p.e.statusId = status;
             result.done.push(...part.map((p) => p.item));
+            onDone?.(part.map((p) => p.item));
           })().catch((error: unknown) => {
             result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
           }),
@@ -150,6 +151,7 @@ export class ZephyrTarget implements Target {
             e.comment = item.comment;
             if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
             result.done.push(item);
+            onDone?.([item]);
           })
           .catch((error: unknown) => {
             result.failed.push({ item, reason: (error as Error).message });
