@@ -53,7 +53,11 @@ export interface EndProgress {
 /** One summary line per reason a result was not sent, naming the first few keys it held back. */
 export function notSentLines(failed: PublishResult['failed']): string[] {
   const keysBy = new Map<string, string[]>();
-  for (const f of failed) keysBy.set(f.reason, [...(keysBy.get(f.reason) ?? []), String(f.item.key)]);
+  for (const f of failed) {
+    const keys = keysBy.get(f.reason);
+    if (keys) keys.push(String(f.item.key));
+    else keysBy.set(f.reason, [String(f.item.key)]);
+  }
   return [...keysBy].map(([reason, keys]) =>
     keys.length > 1 ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}` : reason,
   );

@@ -45,7 +45,9 @@ export class TestIndex {
     this.byScenario = new Map();
     for (const t of tests) {
       const id = t.scenarioId ?? this.byName.get(t.id);
-      if (id !== undefined) this.byScenario.set(id, [...(this.byScenario.get(id) ?? []), t.id]);
+      const ofScenario = id === undefined ? undefined : this.byScenario.get(id);
+      if (ofScenario) ofScenario.push(t.id);
+      else if (id !== undefined) this.byScenario.set(id, [t.id]);
     }
   }
 

@@ -33,7 +33,9 @@ export class ScenarioNames {
       const id = Number(r.id);
       const name = String(r.attributes?.name ?? '');
       this.nameById.set(id, name);
-      this.idsByName.set(name, [...(this.idsByName.get(name) ?? []), id]);
+      const ids = this.idsByName.get(name);
+      if (ids) ids.push(id);
+      else this.idsByName.set(name, [id]);
     }
   }
 }

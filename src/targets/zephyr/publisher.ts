@@ -112,7 +112,10 @@ export class ZephyrTarget implements Target {
       else {
         const steps = this.cfg.stepResults !== 'off' && (item.outcome === 'passed' || item.outcome === 'flaky');
         const group = `${status}|${steps ? STEP_PASS : ''}`;
-        bulk.set(group, [...(bulk.get(group) ?? []), { item, e }]);
+        // Pushed, not copied: a group holds thousands of results (copying it per result was quadratic).
+        const members = bulk.get(group);
+        if (members) members.push({ item, e });
+        else bulk.set(group, [{ item, e }]);
       }
     }
     const { projectId, versionId } = this.cfg;
