@@ -1,4 +1,3 @@
-import { Agent, request, type Dispatcher, type FormData } from 'undici';
 import { NetworkError, RedirectError } from './errors';
 import {
   isPermanent,
@@ -10,13 +9,14 @@ import {
   rewriteOf,
   type Rewrite,
 } from './redirects';
+import { createWire, type WireBody } from './wire';
 
 export interface HttpRequest {
   method: string;
   /** Absolute URL. */
   url: string;
   headers: Record<string, string>;
-  /** Re-sendable as is on a redirect: a string, or undici's FormData (multipart uploads). */
+  /** Re-sendable as is on a redirect: a string, or a FormData (multipart uploads; Node's global, i.e. undici's). */
   body?: string | FormData;
   /**
    * Names of the headers that carry credentials. They travel along the redirect chain of the service
@@ -87,16 +87,9 @@ interface Answer {
   location?: string;
 }
 
-/** Creates the single undici-backed sender (keep-alive pool, timeouts, redirects, typed network errors). */
+/** Creates the single sender (keep-alive pool, timeouts, redirects, typed network errors). */
 export function createHttp(options: HttpOptions = {}): Http {
-  const timeout = options.timeoutMs ?? 30_000;
-  const agent = new Agent({
-    connections: options.connections ?? 16,
-    keepAliveTimeout: 10_000,
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
-    connect: { timeout: Math.min(timeout, 10_000) },
-  });
+  const wire = createWire({ connections: options.connections ?? 16, timeoutMs: options.timeoutMs ?? 30_000, keepAliveMs: 10_000 });
   const memory = new RedirectMemory();
   if (options.redirects) memory.seed(options.redirects);
   const temporarySeen = new Set<string>();
@@ -106,36 +99,29 @@ export function createHttp(options: HttpOptions = {}): Http {
     const started = performance.now();
     const u = new URL(url);
     const pathOnly = `${u.pathname}${u.search}`;
-    let res: Dispatcher.ResponseData;
+    let answer;
     try {
-      res = await request(url, { method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body, dispatcher: agent });
+      answer = await wire.exchange(u, req.method, req.headers, await encode(req.body));
     } catch (error) {
       const code = (error as { code?: string })?.code ?? (error as Error)?.name ?? 'network error';
       options.onExchange?.({ service, method: req.method, path: pathOnly, status: code, durationMs: performance.now() - started });
       throw new NetworkError(service, req.method, pathOnly, code, { cause: error });
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    const location = REDIRECT_STATUSES.has(res.statusCode) ? headers.location : undefined;
-    let text: string;
-    try {
-      // A redirect's body is never read by anyone; draining it keeps the socket reusable.
-      text = location ? (await res.body.dump(), '') : await res.body.text();
-    } catch (error) {
-      const code = (error as { code?: string })?.code ?? 'body read failed';
-      throw new NetworkError(service, req.method, pathOnly, code, { cause: error });
-    }
+    const { status, headers } = answer;
+    const location = REDIRECT_STATUSES.has(status) ? headers.location : undefined;
+    // A redirect's body is never read by anyone.
+    const text = location ? '' : answer.text;
     const durationMs = performance.now() - started;
     const redirectTo = location ? targetOf(location, url) : undefined;
     options.onExchange?.({
       service,
       method: req.method,
       path: pathOnly,
-      status: res.statusCode,
+      status,
       durationMs,
       ...(redirectTo ? { redirectTo: redirectTo.origin + redirectTo.pathname } : {}),
     });
-    return { res: { status: res.statusCode, headers, text, durationMs }, location };
+    return { res: { status, headers, text, durationMs }, location };
   };
 
   const send: HttpSend = async (service, req) => {
@@ -167,11 +153,21 @@ export function createHttp(options: HttpOptions = {}): Http {
 
   return {
     send,
-    close: () => agent.close(),
+    close: async () => wire.close(),
     redirects: () => memory.all(),
     seedRedirects: (rules) => memory.seed(rules),
     rewrite: (url) => memory.apply(url),
   };
+}
+
+/**
+ * The bytes of a body. A FormData is encoded by undici's own fetch Response (Node's global): the same
+ * boundary and part headers fetch would send, and a Content-Type naming that boundary.
+ */
+async function encode(body: HttpRequest['body']): Promise<WireBody | undefined> {
+  if (body === undefined || typeof body === 'string') return body === undefined ? undefined : { bytes: body };
+  const encoded = new Response(body);
+  return { bytes: new Uint8Array(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? undefined };
 }
 
 /** The absolute target of a Location header (relative ones resolve against the current URL). */

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FormData } from 'undici';
 import { createHttp, type ExchangeEvent, type Http, type RedirectEvent } from '../../src/http/client';
 import { RedirectError } from '../../src/http/errors';
 import { isLoopbackHost, RedirectMemory, redirectAllowed, rewriteOf } from '../../src/http/redirects';

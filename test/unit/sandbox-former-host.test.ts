@@ -1,5 +1,4 @@
 /** The former host (`SandboxCoreOptions.formerHost`): a second listener that redirects everything to the sandbox. */
-import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandboxCore, type RunningSandbox } from '../../src/sandbox/server';
 import { createCucumberStudioModule } from '../../src/sandbox/cucumberstudio';
@@ -21,9 +20,12 @@ async function start(status?: 301 | 302 | 307 | 308): Promise<RunningSandbox> {
 
 /** One exchange, redirects not followed. */
 async function once(url: string, method = 'GET', body?: string) {
-  const res = await request(url, { method: method as 'GET', body });
-  await res.body.dump();
-  return { status: res.statusCode, location: res.headers.location, length: res.headers['content-length'] };
+  // fetch wraps a connection error; its cause carries the code.
+  const res = await fetch(url, { method, body, redirect: 'manual' }).catch((error: Error) => {
+    throw error.cause ?? error;
+  });
+  await res.arrayBuffer();
+  return { status: res.status, location: res.headers.get('location') ?? undefined, length: res.headers.get('content-length') ?? undefined };
 }
 
 describe('sandbox former host', () => {

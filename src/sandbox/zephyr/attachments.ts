@@ -95,7 +95,7 @@ export async function readFilePart(req: SandboxRequest): Promise<FilePart> {
   } catch {
     throw new ApiError(400, 'The multipart/form-data body could not be read (boundary or framing is wrong).', ERR.generic);
   }
-  const files = form.getAll('file').filter((v): v is File => typeof v !== 'string');
+  const files = form.getAll('file').filter((v) => typeof v !== 'string');
   if (files.length === 0) {
     // Name each part received, marking text fields: a "file" part without a filename is text, not a file.
     const parts = [...new Set(form.keys())].map((k) => (form.getAll(k).some((v) => typeof v !== 'string') ? k : `${k} (text)`));

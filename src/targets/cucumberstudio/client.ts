@@ -1,5 +1,4 @@
 import { Blob } from 'node:buffer';
-import { FormData } from 'undici';
 import { BadResponseError } from '../../http/errors';
 import type { UploadFile } from '../../kit/target';
 import type { HttpSend } from '../../http/client';
@@ -52,7 +51,7 @@ export class CucumberStudioClient {
 
   /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
   async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
-    // A multipart body goes as it is: undici writes its boundary into the Content-Type.
+    // A multipart body goes as it is: the transport writes its boundary into the Content-Type.
     const multipart = body instanceof FormData;
     const relative = `/api/projects/${this.creds.projectId}${path}`;
     const url = `${this.creds.baseUrl}${relative}`;

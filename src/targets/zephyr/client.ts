@@ -1,4 +1,3 @@
-import { FormData } from 'undici';
 import { BadResponseError } from '../../http/errors';
 import type { HttpRequest, HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
@@ -83,7 +82,7 @@ export class ZephyrClient {
       zapiAccessKey: this.creds.accessKey,
       Accept: 'application/json',
     };
-    // A multipart body goes as it is: undici writes its boundary into the Content-Type.
+    // A multipart body goes as it is: the transport writes its boundary into the Content-Type.
     const multipart = body instanceof FormData;
     if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
     const payload = body === undefined ? undefined : multipart ? body : JSON.stringify(body);

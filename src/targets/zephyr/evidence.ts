@@ -1,4 +1,3 @@
-import { FormData } from 'undici';
 import { Blob } from 'node:buffer';
 import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';

@@ -1,0 +1,80 @@
+/**
+ * One request and its answer over Node's own HTTP client (`node:http` / `node:https`), on keep-alive
+ * agents. Node's client parses in C++; undici parses with a WebAssembly module whose optimizing tier-up
+ * takes ~35 MB of compiler memory at the busiest moment of a large publish (bench/README, figure 5), and
+ * undici's own load was a sixth of the reporter's CPU in a 2,000-test run (figure 4). Redirects, credentials
+ * and typed errors stay in `client.ts`; this file only moves bytes.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+
+export interface WireOptions {
+  /** Max sockets per origin. */
+  connections: number;
+  /** No byte for this long (connecting, waiting for the answer's head, between its body's chunks): ETIMEDOUT. */
+  timeoutMs: number;
+  /** How long an idle keep-alive socket is kept (a shorter `Keep-Alive: timeout=` from the server wins). */
+  keepAliveMs: number;
+}
+
+export interface WireAnswer {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The body as UTF-8 text. */
+  text: string;
+}
+
+/** A request body: text, or bytes with the Content-Type that describes them (multipart). */
+export interface WireBody {
+  bytes: string | Uint8Array;
+  contentType?: string;
+}
+
+/** An error with the code the transport errors are described by (ECONNRESET, ETIMEDOUT, …). */
+export type WireError = Error & { code?: string };
+
+export interface Wire {
+  exchange(url: URL, method: string, headers: Record<string, string>, body: WireBody | undefined): Promise<WireAnswer>;
+  close(): void;
+}
+
+export function createWire(options: WireOptions): Wire {
+  const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveMs };
+  const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
+
+  const exchange: Wire['exchange'] = (url, method, headers, body) =>
+    new Promise<WireAnswer>((resolve, reject) => {
+      const secure = url.protocol === 'https:';
+      const sendHeaders = body?.contentType ? { ...headers, 'Content-Type': body.contentType } : headers;
+      const req = (secure ? https : http).request(
+        url,
+        { method, headers: sendHeaders, agent: secure ? agents['https:'] : agents['http:'], timeout: options.timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          // The connection closing before the whole body came is an error here (ECONNRESET), not a short answer.
+          res.on('error', reject);
+          res.on('end', () => {
+            const answer: Record<string, string> = {};
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value !== undefined) answer[name] = Array.isArray(value) ? value.join(', ') : value;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: answer, text: Buffer.concat(chunks).toString('utf8') });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+      req.on('error', reject);
+      // With the whole body given to end(), Node sends its Content-Length (no chunked encoding).
+      req.end(body?.bytes);
+    });
+
+  return {
+    exchange,
+    close: () => {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
