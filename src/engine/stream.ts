@@ -15,18 +15,22 @@ export interface ResultStreamOptions {
 
 /**
  * Sends a target's results while the tests run, in batches: a batch goes when it is full or when its
- * oldest result has waited long enough, once the target's own preparation is done. One batch is in
- * flight at a time; for `spaced` targets (bulk calls) the next waits as long as the last one took, so a
- * service that slows down (pacing, 429 waits) gets fewer, larger batches instead of a queue of small ones. Failed items are left to the end of the run, which
- * re-plans everything and sends what is not confirmed.
+ * oldest result has waited long enough, once the target's own preparation is done. While the tests run,
+ * one batch is in flight at a time; for `spaced` targets (bulk calls) the next waits as long as the last
+ * one took, so a service that slows down (pacing, 429 waits) gets fewer, larger batches instead of a
+ * queue of small ones. Once the tests are over, what is queued goes beside the batch in flight (the
+ * target's lane still paces the calls), except a key that batch holds: no key is ever in two batches at
+ * once. Failed items are left to the end of the run, which re-plans everything and sends what is not
+ * confirmed.
  */
 export class ResultStream {
   private readonly pending = new Map<string, PlanItem>();
   private oldest = 0;
   private timer?: NodeJS.Timeout;
-  private inflight?: Promise<void>;
-  /** The items of the batch in flight, by key. */
-  private flying = new Map<string, PlanItem>();
+  /** Batches in flight: one while the tests run, more once they are over. */
+  private readonly batches = new Set<Promise<void>>();
+  /** The items of the batches in flight, by key. */
+  private readonly flying = new Map<string, PlanItem>();
   private notBefore = 0;
   private stopped = false;
   /** The tests are over: what is queued goes now, whole (no batching window, spacing or target's pick). */
@@ -51,7 +55,7 @@ export class ResultStream {
     this.schedule();
   }
 
-  /** The batch in flight, by key: the end of the run sends the other keys without waiting for it. */
+  /** The batches in flight, by key: the end of the run sends the other keys without waiting for them. */
   inFlight(): ReadonlyMap<string, PlanItem> {
     return new Map(this.flying);
   }
@@ -65,16 +69,17 @@ export class ResultStream {
     this.schedule();
   }
 
-  /** Stops streaming and waits for the batch in flight; the end of the run sends the rest. */
+  /** Stops streaming and waits for the batches in flight; the end of the run sends the rest. */
   async drain(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.inflight;
+    await Promise.all(this.batches);
   }
 
   private schedule(): void {
-    if (this.stopped || this.inflight || !this.pending.size || !this.isPrepared) return;
+    if (this.stopped || !this.pending.size || !this.isPrepared) return;
+    if (this.batches.size && !this.allNow) return;
     const { maxItems, maxWaitMs } = this.o.batching;
     const due = this.allNow ? 0 : this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);
     const wait = due - this.now();
@@ -91,7 +96,9 @@ export class ResultStream {
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const queued = [...this.pending.values()];
+    // A key in a batch in flight waits for that batch (its answer decides what is confirmed).
+    const queued = [...this.pending.values()].filter((item) => !this.flying.has(item.key));
+    if (!queued.length) return;
     const pick = this.o.batching.pick;
     const items = (pick && !this.allNow ? pick(queued, { endInMs: this.o.endInMs?.() ?? Infinity }) : queued).slice(
       0,
@@ -102,20 +109,25 @@ export class ResultStream {
       this.notBefore = this.now() + this.o.batching.maxWaitMs;
       return this.schedule();
     }
-    for (const item of items) this.pending.delete(item.key);
+    for (const item of items) {
+      this.pending.delete(item.key);
+      this.flying.set(item.key, item);
+    }
     if (this.pending.size) this.oldest = this.now();
-    this.flying = new Map(items.map((i) => [i.key, i]));
     const started = this.now();
-    this.inflight = this.o
+    const batch: Promise<void> = this.o
       .publish(items)
       .then((result) => this.o.onDone(result.done))
       .catch(() => undefined)
       .finally(() => {
         const took = this.now() - started;
         this.notBefore = this.o.batching.spaced ? this.now() + took : 0;
-        this.inflight = undefined;
-        this.flying = new Map();
+        this.batches.delete(batch);
+        for (const item of items) this.flying.delete(item.key);
         this.schedule();
       });
+    this.batches.add(batch);
+    // Once the tests are over, the rest of the queue goes beside this batch.
+    if (this.allNow) this.schedule();
   }
 }

@@ -119,27 +119,35 @@ describe('ResultStream', () => {
     expect(looks).toBeLessThanOrEqual(8); // about one look per 20 ms window, however loaded the machine
   });
 
-  it('once the tests are over, what is queued goes at once and whole: no window, no spacing, no pick', async () => {
+  it('once the tests are over, what is queued goes at once and whole, beside the batch in flight: no window, no spacing, no pick', async () => {
     const sent: string[][] = [];
-    let finish!: () => void;
+    const finish: Array<() => void> = [];
     const stream = new ResultStream({
       batching: { maxItems: 2, maxWaitMs: 3_600_000, spaced: true, pick: () => [] },
       publish: async (items) => {
-        sent.push(items.map((i) => i.key));
-        if (sent.length === 1) await new Promise<void>((r) => (finish = r));
+        sent.push(items.map((i) => `${i.key}=${i.status}`));
+        await new Promise<void>((r) => finish.push(r));
         return { done: [...items], failed: [] };
       },
       onDone: () => undefined,
     });
-    stream.enqueue([item('A'), item('B'), item('C')]);
+    stream.enqueue([item('A'), item('B'), item('C'), item('D'), item('E')]);
     await new Promise((r) => setImmediate(r));
     expect(sent).toEqual([]); // held by the target, the window an hour long
     stream.sendAllNow();
-    expect(sent).toEqual([['A', 'B']]); // a batch is at most maxItems
-    finish(); // the rest goes right after the batch in flight, although spaced
-    for (let i = 0; i < 20 && sent.length < 2; i++) await new Promise((r) => setImmediate(r));
-    expect(sent).toEqual([['A', 'B'], ['C']]);
+    // Batches of at most maxItems, all at once: none waits for the one before it.
+    expect(sent).toEqual([['A=1', 'B=1'], ['C=1', 'D=1'], ['E=1']]);
+    // A correction for a key in flight waits for that batch; one for another key goes at once.
+    stream.enqueue([item('A', 2), item('F')]);
+    expect(sent).toEqual([['A=1', 'B=1'], ['C=1', 'D=1'], ['E=1'], ['F=1']]);
+    expect([...stream.inFlight().keys()].sort()).toEqual(['A', 'B', 'C', 'D', 'E', 'F']);
+    finish[0]();
+    for (let i = 0; i < 20 && sent.length < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(sent[4]).toEqual(['A=2']);
+    expect(finish).toHaveLength(5);
+    for (const f of finish.slice(1)) f();
     await stream.drain();
+    expect(stream.inFlight().size).toBe(0);
   });
 });
 

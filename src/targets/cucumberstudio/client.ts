@@ -1,7 +1,7 @@
 import { Blob } from 'node:buffer';
 import { BadResponseError } from '../../http/errors';
 import type { UploadFile } from '../../kit/target';
-import type { HttpSend } from '../../http/client';
+import { isFormData, type HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
 import { CS_ACCEPT, cucumberStudioMessages } from './errors';
@@ -52,7 +52,7 @@ export class CucumberStudioClient {
   /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
   async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
     // A multipart body goes as it is: the transport writes its boundary into the Content-Type.
-    const multipart = body instanceof FormData;
+    const multipart = isFormData(body);
     const relative = `/api/projects/${this.creds.projectId}${path}`;
     const url = `${this.creds.baseUrl}${relative}`;
     return this.lane.send(label, async () => {

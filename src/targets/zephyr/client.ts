@@ -1,5 +1,5 @@
 import { BadResponseError } from '../../http/errors';
-import type { HttpRequest, HttpSend } from '../../http/client';
+import { isFormData, type HttpRequest, type HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
 import { signRequest, type ZephyrCredentials } from './jwt';
@@ -83,7 +83,7 @@ export class ZephyrClient {
       Accept: 'application/json',
     };
     // A multipart body goes as it is: the transport writes its boundary into the Content-Type.
-    const multipart = body instanceof FormData;
+    const multipart = isFormData(body);
     if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
     const payload = body === undefined ? undefined : multipart ? body : JSON.stringify(body);
     return { method, url, headers, body: payload, credentialHeaders: CREDENTIAL_HEADERS };

@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import { queryStringHash } from './qsh';
 
 export interface ZephyrCredentials {
@@ -15,6 +16,22 @@ let joseModule: Promise<JoseSign> | undefined;
  */
 const loadJose = () => (joseModule ??= import('jose/jwt/sign'));
 
+/**
+ * The HMAC key of a secret, imported once per credentials: given the secret's bytes, jose imports a key
+ * for every token, most of its time per request.
+ */
+const hmacKeys = new WeakMap<ZephyrCredentials, Promise<webcrypto.CryptoKey>>();
+function hmacKey(creds: ZephyrCredentials): Promise<webcrypto.CryptoKey> {
+  let key = hmacKeys.get(creds);
+  if (!key) {
+    const bytes = new TextEncoder().encode(creds.secretKey);
+    key = webcrypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    hmacKeys.set(creds, key);
+    key.catch(() => hmacKeys.delete(creds));
+  }
+  return key;
+}
+
 /** Lifetime of a token. Short on purpose: a token is bound to one request and signed per attempt. */
 export const TOKEN_LIFETIME_SECONDS = 180;
 
@@ -23,12 +40,12 @@ export const TOKEN_LIFETIME_SECONDS = 180;
  * decoded), iat/exp in seconds. Returns the bare token; the header value is `JWT <token>`.
  */
 export async function signRequest(creds: ZephyrCredentials, method: string, url: string, nowSeconds: number): Promise<string> {
-  const { SignJWT } = await loadJose();
+  const [{ SignJWT }, key] = await Promise.all([loadJose(), hmacKey(creds)]);
   return new SignJWT({ qsh: queryStringHash(method, url, creds.baseUrl) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(creds.accessKey)
     .setSubject(creds.accountId)
     .setIssuedAt(nowSeconds)
     .setExpirationTime(nowSeconds + TOKEN_LIFETIME_SECONDS)
-    .sign(new TextEncoder().encode(creds.secretKey));
+    .sign(key);
 }
