@@ -74,7 +74,7 @@ function sessionState(run) {
     target: s.id,
     streaming: !!s.stream,
     queued: s.stream ? s.stream.pending.size : null,
-    inflight: s.stream ? !!s.stream.inflight : null,
+    inflight: s.stream ? s.stream.batches.size : null, // batches in flight
     confirmed: s.confirmed.size,
     lanePausedMs: Math.max(0, Math.round(s.target.lane.pausedUntil - Date.now())),
     laneCalls: s.target.lane.stats.calls,
@@ -220,7 +220,7 @@ async function scenario(log, { service, shards, stream }) {
       atFinish: {
         confirmed: atFinish.sessions.reduce((a, s) => a + s.confirmed, 0),
         queued: atFinish.sessions.reduce((a, s) => a + (s.queued ?? 0), 0),
-        inflight: atFinish.sessions.filter((s) => s.inflight).length,
+        inflight: atFinish.sessions.reduce((n, s) => n + (s.inflight ?? 0), 0),
         lanePausedMs: Math.max(...atFinish.sessions.map((s) => s.lanePausedMs)),
         calls: atFinish.stats.requests,
         got429: atFinish.stats.rateLimited,
