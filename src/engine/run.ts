@@ -166,6 +166,8 @@ export class PublishRun {
       const left = this.outbox?.finalize();
       for (const s of done) {
         if (left && s.unsent) s.outbox = left;
+        // The link is on the service's site: where it has moved permanently, it points to the new place.
+        if (s.link) s.link = this.http.rewrite(s.link);
         targets[s.target] = s;
       }
       for (const d of this.config.invalid) {

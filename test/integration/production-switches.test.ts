@@ -122,6 +122,10 @@ describe('CucumberStudio on its former host (live)', () => {
     expect(lines, run.output).toHaveLength(1);
     expect(lines[0]).toContain(`${sandbox.formerOrigin} has moved permanently to ${sandbox.origin}`);
     expect(lines[0]).toMatch(new RegExp(`configure ${sandbox.origin}/? as its base URL`));
+    // The summary's link to the run is on the new site, not the one that redirects.
+    const link = run.summary!.targets.cucumberstudio!.link;
+    expect(link, run.output).toMatch(/\/projects\/\d+\/test-runs\/\d+$/);
+    expect(new URL(link!).origin).toBe(new URL(sandbox.origin).origin);
   });
 });
 
