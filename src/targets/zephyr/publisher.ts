@@ -228,7 +228,9 @@ export class ZephyrTarget implements Target {
   }
 
   private statusName(status: number | string): string {
-    return [...this.statuses, ...BUILT_IN_STATUSES].find((s) => s.id === Number(status))?.name ?? String(status);
+    // Looked up per result in the summary: no combined list copied for each (10,000 copies at the end of a large run).
+    const id = Number(status);
+    return (this.statuses.find((s) => s.id === id) ?? BUILT_IN_STATUSES.find((s) => s.id === id))?.name ?? String(status);
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
