@@ -122,7 +122,9 @@ export class ExecutionReader {
     this.sizes.set(cycle.id, head.total);
     const offsets: number[] = [];
     for (let offset = head.items.length; offset < head.total && head.items.length > 0; offset += head.items.length) offsets.push(offset);
-    for (const page of await Promise.all(offsets.map(listing))) keep(page.items);
+    // Each page is kept as it comes: waiting for all of them held every page of a large cycle at once (10,000
+    // executions read at the end of a run: a few MB that outlived the young generation, bench figure 5).
+    await Promise.all(offsets.map(async (offset) => keep((await listing(offset)).items)));
     return [...found.values()];
   }
 
