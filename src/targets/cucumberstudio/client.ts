@@ -112,10 +112,6 @@ export class CucumberStudioClient {
     });
   }
 
-  renameRun(runId: number, name: string): Promise<JsonApiDocument> {
-    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, { data: { type: 'test_runs', id: runId, attributes: { name } } });
-  }
-
   /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
   async listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
     return expectList(
