@@ -31,9 +31,6 @@ export interface WireBody {
   contentType?: string;
 }
 
-/** An error with the code the transport errors are described by (ECONNRESET, ETIMEDOUT, …). */
-export type WireError = Error & { code?: string };
-
 export interface Wire {
   exchange(url: URL, method: string, headers: Record<string, string>, body: WireBody | undefined): Promise<WireAnswer>;
   close(): void;
