@@ -83,7 +83,9 @@ export interface Target {
   /**
    * Sends the items; safe to call again with the same items (absolute statuses, no duplicates). `onDone`
    * hears of items as the service confirms them, before the whole call settles (so their files go up
-   * while the rest waits, e.g. for a job); every item it hears of is in the result's `done` too.
+   * while the rest waits, e.g. for a job); every item it hears of is in the result's `done` too. Calls may
+   * run at once (the end of the run beside the stream's batch; the stream's batches once the tests are
+   * over), never two with the same key.
    */
   publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult>;
   /**
@@ -109,7 +111,8 @@ export interface Target {
    * How results are grouped while the tests run: a batch goes out when it has `maxItems` results or
    * its oldest result has waited `maxWaitMs`. `spaced`: the next batch waits as long as the last one
    * took (for bulk calls whose cost is per batch, so a slow service gets fewer, larger batches);
-   * otherwise the next batch goes as soon as the last one is done (one call per result anyway).
+   * otherwise the next batch goes as soon as the last one is done (one call per result anyway). Once
+   * every test has its result, what is queued goes at once, in batches of `maxItems` side by side.
    * `pick` (optional): which of the queued results go now; the others stay queued for a later batch or
    * the end of the run (a target under a tight budget keeps results that can share a later call).
    * `endInMs`: the estimated time until the last test finishes (Infinity when unknown).
