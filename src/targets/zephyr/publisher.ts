@@ -275,7 +275,11 @@ export class ZephyrTarget implements Target {
     );
     const cycle = this.cycle.require();
     const wanted = missing.filter((k) => !invalid.has(k));
-    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, wanted)) this.executions.set(e.issueKey, e);
+    // The listing holds every execution of the cycle: one held already keeps what we know of it (a status job of
+    // ours may still be running, the listing shows the status before it).
+    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, wanted)) {
+      if (!this.executions.has(e.issueKey)) this.executions.set(e.issueKey, e);
+    }
     for (const k of missing) {
       if (!this.executions.has(k)) {
         this.rejected.set(
