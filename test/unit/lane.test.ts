@@ -131,4 +131,42 @@ describe('RequestLane', () => {
       .catch(() => undefined);
     expect(new RequestLane({ name: 'cs', concurrency: 1, rateLimit: null }).room()).toBeNull();
   });
+
+  it('a 429 pauses the lane before its slot goes to the next request: only what was in flight arrives meanwhile', async () => {
+    // Sleeps end only when the test moves the clock, so "sent during the pause" is seen, not inferred.
+    let now = 0;
+    const sleeping: Array<{ until: number; wake: () => void }> = [];
+    const sleep = (ms: number) => new Promise<void>((wake) => sleeping.push({ until: now + ms, wake }));
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, now: () => now, sleep, random: () => 0 });
+    const sent: string[] = [];
+    let refused = false;
+    const op = (name: string, exchange: () => Promise<void>) =>
+      lane.retry(name, () =>
+        lane.send(name, async () => {
+          sent.push(name);
+          await exchange();
+        }),
+      );
+    let answerSecond!: () => void;
+    const first = op('first', async () => {
+      if (!refused) ((refused = true), await Promise.reject(err(429, 'Please wait for 5 seconds')));
+    });
+    const second = op('second', () => new Promise<void>((resolve) => (answerSecond = resolve)));
+    const third = op('third', async () => undefined);
+    await settle();
+    // 'first' was refused while 'second' was in flight; 'third' got the freed slot but waits out the 5 s.
+    expect(sent).toEqual(['first', 'second']);
+    now = 4_999;
+    for (const s of sleeping.filter((s) => s.until <= now)) s.wake();
+    await settle();
+    expect(sent).toEqual(['first', 'second']);
+    now = 5_000;
+    for (const s of sleeping.filter((s) => s.until <= now)) s.wake();
+    answerSecond();
+    await Promise.all([first, second, third]);
+    expect(sent.slice(2).sort()).toEqual(['first', 'third']);
+  });
 });
