@@ -9,6 +9,7 @@ const path = require('node:path');
 const L = require('./lib');
 const P = require('./publisher');
 const R = require('./playwright-runs');
+const O = require('./overhead');
 const T = require('./tail');
 const B = require('./bytes');
 
@@ -45,7 +46,7 @@ const FIGURES = [
   ['1', 'Zephyr calls and publish tail vs naive (20 ms latency, 1 % failing)', P.zephyrCalls],
   ['2', 'Zephyr under a rate limit (30 per s)', P.zephyrRateLimit],
   ['3', 'CucumberStudio calls per result and throughput (200 per 6 s)', P.csThroughput],
-  ['4', 'Reporter overhead on a real playwright run', R.overhead],
+  ['4', 'Reporter overhead on a real playwright run', O.overhead],
   ['5', 'Publisher memory', P.memory],
   ['6', 'Fault matrix (real runs, exact state)', R.faultMatrix],
   ['7', 'Bad input matrix (test/integration/bad-input.test.ts)', badInput],
@@ -143,6 +144,15 @@ function table(results) {
       '',
       '',
     );
+    const d = f4.defaultWorkers;
+    if (d)
+      add(
+        '4',
+        `  Playwright's default workers, ${d.reps} reps: wall with/without`,
+        `median ${d.medianWallRatio} (range ${d.wallRatioRange.join('–')}; baseline run-to-run ${d.baselineRunToRunSpread?.join('–') ?? 'n/a'}); CPU ${d.medianCpuRatio}; onEnd ${d.medianOnEndMs} ms`,
+        '',
+        '',
+      );
   }
   const f5 = results['5'];
   if (f5 && !f5.error)
