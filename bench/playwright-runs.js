@@ -199,4 +199,37 @@ async function faultMatrix(log) {
   return rows;
 }
 
-module.exports = { project, faultMatrix };
+/** A reporter that writes V8's young generation (reserved / resident MB) of Playwright's runner at onBegin and onEnd. */
+const YOUNG_PROBE = `const fs = require('node:fs');
+const v8 = require('node:v8');
+const young = () => {
+  const s = v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space');
+  return { sizeMB: +(s.space_size / 2 ** 20).toFixed(1), physicalMB: +(s.physical_space_size / 2 ** 20).toFixed(1) };
+};
+module.exports = class {
+  onBegin() { this.begin = young(); }
+  onEnd() { fs.writeFileSync(process.env.PW_YOUNG_OUT, JSON.stringify({ begin: this.begin, end: young() })); }
+};
+`;
+
+/**
+ * Figure 5's host: the young generation Playwright's runner already has when a reporter's onBegin runs (a run
+ * of `n` trivial tests, no tms reporter). What a publisher adds to it is what figure 5 measures.
+ */
+async function hostYoungGeneration(n = 20) {
+  const p = project('host-young', { n, reporter: [['null'], ['./young-probe.js']] });
+  try {
+    fs.writeFileSync(path.join(p.dir, 'young-probe.js'), YOUNG_PROBE);
+    const out = path.join(p.dir, 'young.json');
+    const res = await L.exec(process.execPath, [L.PW_CLI, 'test', '-c', 'playwright.config.js'], {
+      cwd: p.dir,
+      env: L.cleanEnv({ PW_YOUNG_OUT: out }),
+    });
+    if (res.exitCode !== 0 || !fs.existsSync(out)) throw new Error(`young generation probe failed: ${res.output.slice(-500)}`);
+    return { tests: n, ...JSON.parse(fs.readFileSync(out, 'utf8')) };
+  } finally {
+    fs.rmSync(p.dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { project, faultMatrix, hostYoungGeneration };

@@ -155,14 +155,23 @@ function table(results) {
       );
   }
   const f5 = results['5'];
-  if (f5 && !f5.error)
+  if (f5 && !f5.error) {
+    const young = (r) => `young gen ${r.youngAtBaseline.physicalMB} MB at start`;
     add(
       '5',
-      `publisher memory N=${f5.n}`,
-      `peak RSS +${f5.rssAboveBaselineMB} MB, peak heap +${f5.heapAboveBaselineMB} MB, live heap after GC +${f5.liveHeapAfterGcMB} MB`,
+      `publisher memory N=${f5.n}, young generation as Playwright's runner's`,
+      `peak RSS +${f5.rssAboveBaselineMB} MB, peak heap +${f5.heapAboveBaselineMB} MB, live +${f5.liveHeapAfterGcMB} MB (${young(f5)})`,
       '≤ 50 MB',
       yes(f5.target.rss),
     );
+    add(
+      '5',
+      `  Playwright's runner at onBegin (${f5.host.tests} tests); a fresh process`,
+      `young gen ${f5.host.begin.physicalMB} MB; fresh: peak RSS +${f5.cold.rssAboveBaselineMB} MB (${young(f5.cold)})`,
+      '',
+      '',
+    );
+  }
   for (const r of results['6'] ?? []) {
     const c = (x) => `${x.delivered}/${x.expected}, dup ${x.duplicates}, lost ${x.lost}`;
     add(
