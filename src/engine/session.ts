@@ -205,8 +205,9 @@ export class TargetSession {
     if (begun) {
       const { container, statuses } = begun;
       summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
-      summary.link = this.target.link?.();
       await this.publishRest(records, mapped.length, statuses, summary, { inFlight, drained });
+      // After the results: a link may name what only the publish learns (Zephyr's project key, from an execution).
+      summary.link = this.target.link?.();
     } else {
       await drained;
       summary.unsent = keyCount;

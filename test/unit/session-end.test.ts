@@ -90,4 +90,30 @@ describe('TargetSession: the end of the run', () => {
     expect(summary.unsent).toBe(0);
     expect(summary.countsByStatus).toEqual({ F: 1, P: 3 });
   });
+
+  it('the link is taken after the results are sent: a target may learn what it names only by publishing', async () => {
+    // Zephyr names the project key of an execution it knows; a short run can end before the background
+    // listing, so the key is known only once the end has sent the results.
+    const { target, calls } = gatedTarget(new Set());
+    let learned: string | undefined;
+    const publish = target.publish.bind(target);
+    target.publish = (items, ...rest) => {
+      learned = `https://tms.example/view?key=${items[0].key}`;
+      return publish(items, ...rest);
+    };
+    target.link = () => learned;
+    const session = new TargetSession(definition, target, {
+      log: { info: () => undefined, error: () => undefined },
+      maxAttachmentBytes: 1e6,
+      replay: false,
+    });
+    const records = [rec(1)];
+    session.start(records);
+    const ending = session.finish(records, 0);
+    await until(() => calls.length === 1);
+    calls[0].release();
+    const summary = await ending;
+    expect(summary.published).toBe(1);
+    expect(summary.link).toBe('https://tms.example/view?key=K1');
+  });
 });
