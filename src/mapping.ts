@@ -26,6 +26,8 @@ export interface TestLike {
   tags: readonly string[];
   annotations: readonly Annotation[];
   retries: number;
+  /** What the test expects at the moment (a run-time `test.skip()` or `test.fail()` changes it). */
+  expectedStatus?: ResultLike['status'];
   results: readonly ResultLike[];
   outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky';
   titlePath(): string[];
@@ -150,7 +152,10 @@ export function outcomeOf(test: TestLike): Outcome | null {
  * retried test is recorded once, with its final outcome.
  */
 export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
-  if (result.status === 'interrupted' || result.status === 'skipped') return true;
+  if (result.status === 'interrupted') return true;
+  // A test the run skipped on purpose is done; one skipped because an earlier test of its serial
+  // group failed is run again with the group's retry, so only its last attempt is final.
+  if (result.status === 'skipped') return test.expectedStatus === 'skipped' || result.retry >= test.retries;
   if (test.outcome() !== 'unexpected') return true;
   return result.retry >= test.retries;
 }

@@ -68,6 +68,40 @@ describe('publishing during the run (live)', () => {
   });
 });
 
+describe('a serial group retried together (live)', () => {
+  it('a test skipped because an earlier one failed, then run again on the retry, gets one result, not two', async () => {
+    // Playwright skips the rest of a serial group after a failure and then retries the whole group: the
+    // skipped attempt is not the test's last. The retry waits until the first test's result is in the
+    // sandbox, so anything final by then has gone out while the run goes on.
+    const name = 'serial retried';
+    const run = await runPlaywright({
+      files: {
+        'serial.spec.ts': `
+import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const NAME = ${JSON.stringify(name)};
+const results = async (id) => {
+  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+  return s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+};
+test('first', { tag: '@cs-61' }, () => {});
+test('flaky', { tag: '@cs-62' }, async () => {
+  if (test.info().retry === 0) throw new Error('first attempt fails');
+  test.setTimeout(90_000);
+  while ((await results(61)).length === 0) await new Promise((r) => setTimeout(r, 200));
+});
+test('skipped, then run', { tag: '@cs-63' }, () => {});
+`,
+      },
+      retries: 1,
+      env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, CUCUMBERSTUDIO_TEST_RUN_NAME: name },
+    });
+    expect(run.output).toMatch(/1 flaky/);
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 61: ['passed'], 62: ['passed'], 63: ['passed'] });
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, unsent: 0, errors: [] });
+  });
+});
+
 describe('the end of the tests (live)', () => {
   it('what the stream still holds goes when the last test ends, before onEnd: a global teardown sees it in the sandbox', async () => {
     // Paced, the stream keeps passed results for the end's one bulk call (the estimated end is always

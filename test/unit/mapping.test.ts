@@ -28,6 +28,7 @@ function fakeTest(
     tags: o.tags ?? [],
     annotations: o.annotations ?? [],
     retries: o.retries ?? 0,
+    expectedStatus: o.expectedStatus,
     results,
     titlePath: () => ['', 'chromium', 'a.spec.ts', o.title ?? 'does a thing'],
     outcome() {
@@ -88,6 +89,15 @@ describe('outcome table', () => {
     expect(isFinalAttempt(t2, t2.results[2])).toBe(true);
     const t3 = fakeTest(['failed', 'passed'], { retries: 2 });
     expect(isFinalAttempt(t3, t3.results[1])).toBe(true);
+  });
+  it('a skipped attempt is final when the test means to skip, or when no retry is left', () => {
+    // Skipped because an earlier test of its serial group failed: the group's retry runs it again.
+    const inGroup = fakeTest(['skipped'], { retries: 1, expectedStatus: 'passed' });
+    expect(isFinalAttempt(inGroup, inGroup.results[0])).toBe(false);
+    const lastTry = fakeTest(['skipped', 'skipped'], { retries: 1, expectedStatus: 'passed' });
+    expect(isFinalAttempt(lastTry, lastTry.results[1])).toBe(true);
+    const meant = fakeTest(['skipped'], { retries: 1, expectedStatus: 'skipped' });
+    expect(isFinalAttempt(meant, meant.results[0])).toBe(true);
   });
   it('strips ANSI from the error and keeps the title path', () => {
     const r = recordOf(fakeTest(['failed'], { tags: ['@PROJ-9'] }), TARGETS)!;
