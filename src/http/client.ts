@@ -1,5 +1,6 @@
 import { NetworkError, RedirectError } from './errors';
 import {
+  credentialsMayFollow,
   isPermanent,
   MAX_REDIRECTS,
   normalizeUrl,
@@ -19,11 +20,13 @@ export interface HttpRequest {
   /** Re-sendable as is on a redirect: a string, or a FormData (multipart uploads; Node's global, i.e. undici's). */
   body?: string | FormData;
   /**
-   * Names of the headers that carry credentials. They travel along the redirect chain of the service
-   * (every hop the rules allow) and never to a target the rules refuse: such a hop is not requested
-   * at all, and the error it raises names only the target's origin.
+   * Names of the headers that carry credentials. They travel along the redirect chain only to the
+   * service itself (the origin first asked, or one of `homes`); a hop anywhere else, or to a target the
+   * rules refuse, is not requested at all, and the error it raises names only the target's origin.
    */
   credentialHeaders?: readonly string[];
+  /** The service's own hosts (lower case), e.g. its former and current site. */
+  homes?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -135,6 +138,8 @@ export function createHttp(options: HttpOptions = {}): Http {
   const send: HttpSend = async (service, req) => {
     const started = performance.now();
     let url = memory.apply(req.url);
+    const start = new URL(url);
+    const carriesCredentials = (req.credentialHeaders?.length ?? 0) > 0;
     for (let hop = 0; ; hop++) {
       const { res, location } = await once(service, req, url);
       const target = location ? targetOf(location, url) : undefined;
@@ -144,6 +149,8 @@ export function createHttp(options: HttpOptions = {}): Http {
       const where = `${current.pathname}${current.search}`;
       if (hop >= MAX_REDIRECTS) throw new RedirectError(service, req.method, where, 'too-many', target.origin);
       if (!redirectAllowed(target)) throw new RedirectError(service, req.method, where, 'refused', target.origin);
+      if (carriesCredentials && !credentialsMayFollow(start, target, req.homes ?? []))
+        throw new RedirectError(service, req.method, where, 'foreign', target.origin);
       if (isPermanent(res.status)) {
         const learned = memory.learn(service, current, target);
         if (learned) options.onRedirect?.({ service, from: learned.from, to: learned.to, permanent: true });

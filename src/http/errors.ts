@@ -44,14 +44,17 @@ export class RedirectError extends Error {
     readonly method: string,
     /** Path + query of the hop that answered with the redirect. */
     readonly path: string,
-    readonly reason: 'too-many' | 'refused',
+    readonly reason: 'too-many' | 'refused' | 'foreign',
     /** Origin of the Location (scheme://host:port), never its path or query. */
     readonly location: string,
   ) {
+    const what = `${service}: ${method} ${path.split('?')[0]}`;
     super(
       reason === 'too-many'
-        ? `${service}: ${method} ${path.split('?')[0]} was redirected more than ${MAX_REDIRECTS} times (the last hop to ${location}); configure the service's final URL directly.`
-        : `${service}: ${method} ${path.split('?')[0]} was redirected to ${location}, which is neither https nor this machine; not followed (no credentials were sent there). Check the configured base URL.`,
+        ? `${what} was redirected more than ${MAX_REDIRECTS} times (the last hop to ${location}); configure the service's final URL directly.`
+        : reason === 'refused'
+          ? `${what} was redirected to ${location}, which is neither https nor this machine; not followed (no credentials were sent there). Check the configured base URL.`
+          : `${what} was redirected to ${location}, which is not one of ${service}'s own addresses; not followed (no credentials were sent there). If it is the service's new address, configure it as the base URL.`,
     );
   }
 }

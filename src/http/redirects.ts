@@ -43,6 +43,18 @@ export function redirectAllowed(target: URL): boolean {
   return target.protocol === 'http:' && isLoopbackHost(target.hostname);
 }
 
+/**
+ * Whether a request's credentials may follow it from `start` (where it was sent) to `target`: the same
+ * origin, one of the service's own hosts (`homes`, e.g. its former and current site), or this machine
+ * when the request started here (the sandbox's former-host port). Any other host would get the keys of
+ * an account that is not its own.
+ */
+export function credentialsMayFollow(start: URL, target: URL, homes: readonly string[]): boolean {
+  if (target.origin === start.origin) return true;
+  if (target.protocol === 'https:' && homes.includes(target.hostname.toLowerCase())) return true;
+  return isLoopbackHost(start.hostname) && isLoopbackHost(target.hostname);
+}
+
 /** `url` without its fragment (never sent) and normalised (host case, default port). */
 export function normalizeUrl(url: string | URL): string {
   const u = new URL(String(url));

@@ -3,7 +3,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttp, type ExchangeEvent, type Http, type RedirectEvent } from '../../src/http/client';
 import { RedirectError } from '../../src/http/errors';
-import { isLoopbackHost, RedirectMemory, redirectAllowed, rewriteOf } from '../../src/http/redirects';
+import { credentialsMayFollow, isLoopbackHost, RedirectMemory, redirectAllowed, rewriteOf } from '../../src/http/redirects';
 
 interface Seen {
   method: string;
@@ -150,6 +150,31 @@ describe('redirects', () => {
     expect(b.seen).toEqual([]);
     expect(events.redirects).toEqual([]);
     expect(http!.redirects()).toEqual([]);
+  });
+
+  it("does not carry credentials over https to a host that is not the service's: no request there, origin named", async () => {
+    fresh();
+    a.on(redirect(307, 'https://collector.invalid/steal?x=1'));
+    const error = await post(`${A}/api/projects/1`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ reason: 'foreign', location: 'https://collector.invalid' });
+    expect((error as Error).message).toMatch(/not one of Zephyr's own addresses.*configure it as the base URL/);
+    expect((error as Error).message).not.toMatch(/secret-token-value|access-key-value|steal/);
+    expect(events.exchanges.map((e) => e.path)).toEqual(['/api/projects/1']);
+    expect(http!.redirects()).toEqual([]);
+  });
+
+  it("credentials follow to the same origin, the service's own hosts, and loopback from loopback only", () => {
+    const u = (s: string) => new URL(s);
+    const homes = ['studio.cucumberstudio.com', 'studio.cucumber.io'];
+    expect(credentialsMayFollow(u('https://studio.cucumber.io/api/x'), u('https://studio.cucumberstudio.com/api/x'), homes)).toBe(true);
+    expect(credentialsMayFollow(u('https://proxy.corp/api'), u('https://proxy.corp/v2/api'), [])).toBe(true);
+    expect(credentialsMayFollow(u('http://127.0.0.1:4011/api'), u('http://127.0.0.1:4010/api'), [])).toBe(true);
+    expect(credentialsMayFollow(u('https://studio.cucumber.io/api'), u('https://studio.cucumber.io.evil.example/api'), homes)).toBe(false);
+    expect(credentialsMayFollow(u('https://studio.cucumber.io/api'), u('http://127.0.0.1:8080/api'), homes)).toBe(false);
+    expect(credentialsMayFollow(u('https://prod-api.zephyr4jiracloud.com/connect'), u('https://elsewhere.example/connect'), [])).toBe(
+      false,
+    );
   });
 
   it('does not follow a 303 (the caller sees it as the answer)', async () => {

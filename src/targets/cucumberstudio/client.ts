@@ -27,8 +27,10 @@ export interface JsonApiDocument {
 }
 
 const ACCEPT = CS_ACCEPT;
-/** Forwarded along the service's redirects (the old host moves to the new one), never to a refused target. */
+/** Forwarded along the service's redirects to its own hosts only (the old site moves to the new one). */
 const CREDENTIAL_HEADERS = ['uid', 'access-token', 'client'] as const;
+/** The vendor's current and former sites (the former redirects to the current one). */
+const HOMES = ['studio.cucumberstudio.com', 'studio.cucumber.io'] as const;
 
 /** JSON:API client for CucumberStudio v1. One exchange per call, through the lane. */
 export class CucumberStudioClient {
@@ -69,6 +71,7 @@ export class CucumberStudioClient {
         headers,
         body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
         credentialHeaders: CREDENTIAL_HEADERS,
+        homes: HOMES,
       };
       return this.http.json<JsonApiDocument>(req, relative);
     });

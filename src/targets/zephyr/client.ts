@@ -29,8 +29,10 @@ export interface ZephyrCycle {
 type Query = Record<string, string | number | undefined>;
 
 const API = '/public/rest/api/1.0';
-/** Forwarded along the service's redirects, never to a target the redirect rules refuse. */
+/** Forwarded along the service's redirects to its own hosts only. */
 const CREDENTIAL_HEADERS = ['Authorization', 'zapiAccessKey'] as const;
+/** ZAPI cloud's host. */
+const HOMES = ['prod-api.zephyr4jiracloud.com'] as const;
 
 /**
  * ZAPI Cloud endpoints. Every call goes through the lane (pacing, 429 pauses) and is signed afresh
@@ -86,7 +88,7 @@ export class ZephyrClient {
     const multipart = isFormData(body);
     if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
     const payload = body === undefined ? undefined : multipart ? body : JSON.stringify(body);
-    return { method, url, headers, body: payload, credentialHeaders: CREDENTIAL_HEADERS };
+    return { method, url, headers, body: payload, credentialHeaders: CREDENTIAL_HEADERS, homes: HOMES };
   }
 
   /** Async endpoints answer with a job token: raw text, a JSON string, or `{"jobProgressToken": …}`. */
