@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { resolveConfig, type ResolvedConfig, type TargetOverride } from './config';
 import { Outbox, type Journal } from './engine/outbox';
 import { PublishRun, type PublishRunOptions } from './engine/run';
@@ -30,30 +31,39 @@ export async function replay(
   definitions: readonly TargetDefinition[] = TARGETS,
   lockOptions?: JournalLockOptions,
 ): Promise<ReplayResult> {
-  const journals = Outbox.load(dir, definitions);
-  const result: ReplayResult = { journals: journals.length, summaries: [], unsent: 0 };
-  if (!journals.length) {
+  const files = Outbox.list(dir);
+  const result: ReplayResult = { journals: files.length, summaries: [], unsent: 0 };
+  if (!files.length) {
     printer.info(`nothing to replay in ${dir}`);
     return result;
   }
-  for (const journal of journals) {
-    const lock = acquireJournalLock(journal.file, lockOptions);
+  for (const file of files) {
+    const lock = acquireJournalLock(file, lockOptions);
     if (!lock.acquired) {
       const who = lock.heldBy.pid
         ? `process ${lock.heldBy.pid}${lock.heldBy.hostname ? ` on ${lock.heldBy.hostname}` : ''}`
         : 'another process';
       printer.error(
-        `${journal.file} is being replayed by ${who} (lock ${lock.file}, ${Math.round(lock.heldBy.ageMs / 1000)} s old); skipped`,
+        `${file} is in use by ${who}, a run still publishing or another replay (lock ${lock.file}, last sign of life ${Math.round(lock.heldBy.ageMs / 1000)} s ago); skipped`,
       );
       continue;
     }
-    // A lock left by a replay that was killed would otherwise block this journal forever.
+    // A lock left by a run or replay that was killed would otherwise block this journal forever.
     if (lock.tookOver)
       printer.info(
-        `took over a stale lock on ${journal.file} (process ${lock.tookOver.pid ?? '?'}: ${lock.tookOver.why}, ${Math.round(lock.tookOver.ageMs / 1000)} s old)`,
+        `took over a stale lock on ${file} (process ${lock.tookOver.pid ?? '?'}: ${lock.tookOver.why}, ${Math.round(lock.tookOver.ageMs / 1000)} s old)`,
       );
     try {
+      // Read only now, under the lock: whoever held it may have sent more, or finished and deleted it.
+      if (!fs.existsSync(file)) continue;
+      const journal = Outbox.parse(file, definitions);
       const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));
+      if (!pending.length) {
+        // Completed after its run had given up on it (work that went on past publishTimeout).
+        Outbox.remove(file);
+        printer.info(`${file}: already complete; removed`);
+        continue;
+      }
       const config = configFor(journal, pending, options, env, definitions, printer);
       if (!config.targets.length) {
         printer.error(`${journal.file}: ${pending.join(', ')} not configured in this environment; kept for a later replay`);

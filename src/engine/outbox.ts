@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, hash, randomBytes } from 'node:crypto';
 import type { Rewrite } from '../http/redirects';
+import { acquireJournalLock } from '../kit/journal-lock';
 import type { JournalTargetMeta } from '../kit/target';
 import type { PlanItem, TargetId, TestRecord } from '../model';
 import { withExtension } from './uploads';
@@ -74,6 +75,10 @@ export class Outbox {
   private fd?: number;
   private readonly targets: Set<TargetId>;
   private readonly completed = new Set<TargetId>();
+  /** The lock a run holds on the journal it writes, so that a replay started meanwhile leaves it alone. */
+  private releaseLock?: () => void;
+  /** Deleted as complete: nothing more is written (it would start a journal without its head). */
+  private removed = false;
 
   constructor(
     readonly dir: string,
@@ -89,9 +94,12 @@ export class Outbox {
   }
 
   private write(lines: Line[]): void {
-    if (!lines.length) return;
+    if (!lines.length || this.removed) return;
     if (!this.opened) {
       fs.mkdirSync(this.dir, { recursive: true });
+      // Held until the journal is finalized, or until this process exits when it is kept for replay.
+      const lock = acquireJournalLock(this.file);
+      if (lock.acquired) this.releaseLock = lock.release;
       const head: Line = {
         t: 'meta',
         v: 2,
@@ -153,26 +161,42 @@ export class Outbox {
     this.write([{ t: 'complete', target }]);
   }
 
-  /** Deletes the journal once every target is complete; returns the path when something is left. */
+  /**
+   * Deletes the journal once every target is complete; returns the path when something is left. A kept
+   * journal stays locked while this process lives: work abandoned at publishTimeout may still confirm
+   * items into it, and a replay must not send them meanwhile.
+   */
   finalize(): string | undefined {
-    if (!this.opened) return undefined;
+    if (!this.opened || this.removed) return undefined;
     this.release();
     if ([...this.targets].every((t) => this.completed.has(t))) {
-      fs.rmSync(this.file, { force: true });
-      fs.rmSync(`${this.file.replace(/\.jsonl$/, '')}.files`, { recursive: true, force: true });
+      Outbox.remove(this.file);
+      this.removed = true;
+      this.releaseLock?.();
       return undefined;
     }
     return this.file;
   }
 
-  /** Reads every journal in a directory (oldest first). Unreadable lines are skipped, not fatal. */
-  static load(dir: string, legacy: readonly LegacyKeys[]): Journal[] {
+  /** Deletes a journal and the attachment files saved beside it. */
+  static remove(file: string): void {
+    fs.rmSync(file, { force: true });
+    fs.rmSync(`${file.replace(/\.jsonl$/, '')}.files`, { recursive: true, force: true });
+  }
+
+  /** The journals in a directory, oldest first. */
+  static list(dir: string): string[] {
     if (!fs.existsSync(dir)) return [];
     return fs
       .readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
       .sort()
-      .map((f) => Outbox.parse(path.join(dir, f), legacy));
+      .map((f) => path.join(dir, f));
+  }
+
+  /** Reads every journal in a directory (oldest first). Unreadable lines are skipped, not fatal. */
+  static load(dir: string, legacy: readonly LegacyKeys[]): Journal[] {
+    return Outbox.list(dir).map((f) => Outbox.parse(f, legacy));
   }
 
   /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */

@@ -11,10 +11,13 @@ export interface LockOwner {
 
 export interface JournalLockOptions {
   /**
-   * A lock older than this is stale whoever holds it (a hung or unreachable holder). Default 20 min:
-   * twice the longest publish (2 × the 600 s publishTimeout), so a live replay is never cut off.
+   * A lock without a sign of life for this long is stale whoever holds it (a hung or unreachable holder).
+   * Its holder touches it every `heartbeatMs`, so however long a run or replay lasts it stays fresh.
+   * Default 5 min (ten missed heartbeats).
    */
   maxAgeMs?: number;
+  /** How often the holder touches its lock (mtime = its last sign of life). Default 30 s. */
+  heartbeatMs?: number;
   /** An empty or unreadable lock younger than this may be being written right now: left alone. Default 10 s. */
   graceMs?: number;
   now?: () => number;
@@ -44,6 +47,9 @@ export type JournalLock =
 
 /** Locks this process holds now: a lock naming our own pid and host that is not in here is a dead namesake's. */
 const heldHere = new Set<string>();
+/** Their releases: a lock still held when the process exits goes with it (a run's journal kept for replay). */
+const releases = new Map<string, () => void>();
+let exitHooked = false;
 
 /** `process.kill(pid, 0)`: ESRCH = no such process; EPERM (someone else's process) and anything else count as alive. */
 export function isPidAlive(pid: number): boolean {
@@ -56,8 +62,9 @@ export function isPidAlive(pid: number): boolean {
 }
 
 /**
- * Takes `<journalFile>.lock`, or says who holds it. A lock left by a killed replay (its pid gone on this
- * host, or older than `maxAgeMs`, or unreadable past a short grace) is taken over, race-safely: only the
+ * Takes `<journalFile>.lock`, or says who holds it: a run holds its journal's lock while it writes, a
+ * replay while it sends. A lock left by a killed process (its pid gone on this host, or no heartbeat for
+ * `maxAgeMs`, or unreadable past a short grace) is taken over, race-safely: only the
  * process holding `<lock>.takeover` (an exclusive create) may remove a lock, and only after reading it
  * again and finding the very bytes it judged stale; the new lock is then made by the same exclusive create
  * as always, so whoever gets there first wins and exactly one process holds the lock. (Moving the file
@@ -75,21 +82,41 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
     const content = JSON.stringify({ ...me, startedAt: new Date(now()).toISOString() } satisfies LockOwner);
     if (create(file, content)) {
       heldHere.add(file);
+      // The sign of life: a touch, not a rewrite, so a lock taken over meanwhile is never overwritten.
+      const heartbeat = setInterval(() => {
+        const t = now() / 1000;
+        try {
+          fs.utimesSync(file, t, t);
+        } catch {
+          // Gone (taken over as stale, or the folder removed): the release below finds it not ours.
+        }
+      }, o.heartbeatMs ?? 30_000);
+      heartbeat.unref();
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        clearInterval(heartbeat);
         heldHere.delete(file);
+        releases.delete(file);
         // Ours still (nobody took it over as too old meanwhile): then it goes.
         if (read(file)?.text === content) fs.rmSync(file, { force: true });
       };
+      releases.set(file, release);
+      if (!exitHooked) {
+        exitHooked = true;
+        process.on('exit', () => {
+          for (const r of [...releases.values()]) r();
+        });
+      }
       return { acquired: true, file, tookOver, release };
     }
     const seen = read(file);
     if (!seen) continue; // removed between our open and our read: try again
     const owner = parseOwner(seen.text);
+    // Age since the last sign of life: the start, or the holder's latest heartbeat (the file's mtime).
     holder = owner
-      ? { pid: owner.pid, hostname: owner.hostname, ageMs: Math.max(0, now() - Date.parse(owner.startedAt)) }
+      ? { pid: owner.pid, hostname: owner.hostname, ageMs: Math.max(0, now() - Math.max(Date.parse(owner.startedAt), seen.stat.mtimeMs)) }
       : { ageMs: Math.max(0, now() - seen.stat.mtimeMs) };
     const why = staleness(file, owner, holder.ageMs, me, o);
     if (!why) return { acquired: false, file, heldBy: holder };
@@ -106,7 +133,7 @@ function staleness(
   o: JournalLockOptions,
 ) {
   if (!owner) return ageMs > (o.graceMs ?? 10_000) ? ('unreadable' as const) : undefined;
-  if (ageMs > (o.maxAgeMs ?? 20 * 60_000)) return 'too old' as const;
+  if (ageMs > (o.maxAgeMs ?? 5 * 60_000)) return 'too old' as const;
   // A pid means nothing on another host (shared disk): there only the age can free the lock.
   if (owner.hostname !== me.hostname) return undefined;
   // Our own pid but not our lock: a previous incarnation (containers restart as pid 1 on the same host).

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { outboxFiles, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
+import { outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ it('replay refuses a live lock, takes over a dead one with a line, and sends exa
   // A replay still running (this very process) holds it: skipped, journal kept.
   lockOf(journal, process.pid);
   const refused = await runReplay(run.outboxDir, sandbox.env());
-  expect(refused.output).toMatch(new RegExp(`is being replayed by process ${process.pid}`));
+  expect(refused.output).toMatch(new RegExp(`is in use by process ${process.pid}`));
   expect(outboxFiles(run.outboxDir)).toEqual([file]);
 
   // A replay that was killed: its process is gone.
@@ -52,4 +52,77 @@ it('replay refuses a live lock, takes over a dead one with a line, and sends exa
   expect(outboxFiles(run.outboxDir)).toEqual([]);
   expect(fs.readdirSync(run.outboxDir).filter((f) => f.includes('.lock'))).toEqual([]);
   fs.rmSync(run.dir, { recursive: true, force: true });
+});
+
+it("a replay started while a run still publishes leaves that run's journal alone; what the run could not send is replayed once", async () => {
+  // The second test replays the outbox in the middle of the run, then takes the service down: the run's
+  // journal must survive (the replay skips it as in use) and hold what the run could not send.
+  const name = 'replay meanwhile';
+  const run = await runPlaywright({
+    files: {
+      'm.spec.ts': `
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+test.describe.configure({ mode: 'serial' });
+const admin = (p, body) => fetch(process.env.SANDBOX_ORIGIN + '/__sandbox' + p, body ? { method: 'POST', body: JSON.stringify(body) } : undefined);
+test('a', { tag: '@PROJ-1' }, () => {});
+test('replays meanwhile', { tag: '@PROJ-2' }, async () => {
+  test.setTimeout(90_000);
+  for (;;) {
+    const s = await (await admin('/state')).json();
+    if (s.zephyr.cycles.filter((c) => c.name === ${JSON.stringify(name)}).flatMap((c) => c.executions).some((e) => e.issueKey === 'PROJ-1' && e.statusId === 1)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const replay = spawnSync(process.execPath, [process.env.TMS_BIN, 'replay', process.env.PW_TMS_OUTBOX_DIR], { encoding: 'utf8' });
+  expect(replay.stdout + replay.stderr).toMatch(/in use by process/);
+  await admin('/faults', { zephyr: { down: true } });
+});
+test('c', { tag: '@PROJ-3' }, () => { throw new Error('c'); });
+`,
+    },
+    workers: 1,
+    env: {
+      ...sandbox.env(),
+      SANDBOX_ORIGIN: sandbox.origin,
+      TMS_BIN: path.join(REPO, 'bin/playwright-tms-reporter.js'),
+      ZEPHYR_CYCLE_NAME: name,
+      PW_TMS_PUBLISH_TIMEOUT: '5',
+    },
+  });
+  sandbox.setFaults('zephyr', { down: false });
+  expect(run.output).toMatch(/2 passed/);
+  expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
+  const replayed = await runReplay(run.outboxDir, sandbox.env());
+  expect(replayed.exitCode, replayed.output).toBe(0);
+  expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 1, 'PROJ-3': 2 });
+  expect(outboxFiles(run.outboxDir)).toEqual([]);
+  expect(fs.readdirSync(run.outboxDir).filter((f) => f.includes('.lock'))).toEqual([]);
+});
+
+it('a journal its run completed after giving up on it (work past publishTimeout) is removed by replay, not kept forever', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-complete-'));
+  try {
+    const file = path.join(dir, 'run-late.jsonl');
+    const lines = [
+      {
+        t: 'meta',
+        v: 2,
+        runId: 'run-late',
+        createdAt: new Date().toISOString(),
+        targets: { zephyr: { settings: { projectId: 10000 }, containerName: 'late' } },
+      },
+      { t: 'test', rec: { testId: 't1', title: 'a', keys: { zephyr: ['PROJ-1'] }, outcome: 'passed', attempts: 1 } },
+      { t: 'done', target: 'zephyr', items: [['PROJ-1', 1]] },
+      { t: 'complete', target: 'zephyr' },
+    ];
+    fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const before = sandbox.stats().zephyr.requests;
+    const replayed = await runReplay(dir, sandbox.env());
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).toContain('already complete; removed');
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(sandbox.stats().zephyr.requests).toBe(before);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

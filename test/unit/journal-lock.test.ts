@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import ts from 'typescript';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { acquireJournalLock, isPidAlive, type JournalLock, type JournalLockOptions } from '../../src/kit/journal-lock';
 
 const HOST = 'ci-runner-1';
@@ -72,14 +72,25 @@ describe('acquireJournalLock', () => {
     expect(asideFiles()).toEqual([]);
   });
 
-  it('takes over a lock older than maxAgeMs even if its pid runs (default 20 min, configurable)', () => {
-    writeLock(owner(200, T0 - 21 * MIN));
-    expect(held(acquireJournalLock(journal, as(100, T0, [200]))).tookOver).toMatchObject({ pid: 200, ageMs: 21 * MIN, why: 'too old' });
+  it('takes over a lock without a sign of life for maxAgeMs even if its pid runs (default 5 min, configurable)', () => {
+    writeLock(owner(200, T0 - 6 * MIN));
+    expect(held(acquireJournalLock(journal, as(100, T0, [200]))).tookOver).toMatchObject({ pid: 200, ageMs: 6 * MIN, why: 'too old' });
 
     fs.rmSync(lock);
-    writeLock(owner(200, T0 - 19 * MIN));
+    writeLock(owner(200, T0 - 4 * MIN));
     expect(acquireJournalLock(journal, as(100, T0, [200])).acquired).toBe(false);
-    expect(held(acquireJournalLock(journal, as(100, T0, [200], { maxAgeMs: 10 * MIN }))).tookOver?.why).toBe('too old');
+    expect(held(acquireJournalLock(journal, as(100, T0, [200], { maxAgeMs: 2 * MIN }))).tookOver?.why).toBe('too old');
+  });
+
+  it("a holder's heartbeat keeps its lock fresh however long it holds it", async () => {
+    let holderNow = T0;
+    const holder = held(acquireJournalLock(journal, { ...as(200), now: () => holderNow, heartbeatMs: 5 }));
+    // An hour on, the holder still beats: its lock is young, not an hour old.
+    holderNow = T0 + 60 * MIN;
+    await vi.waitFor(() => expect(fs.statSync(lock).mtimeMs).toBe(T0 + 60 * MIN), { timeout: 10_000 });
+    expect(acquireJournalLock(journal, as(100, T0 + 62 * MIN, [200]))).toMatchObject({ acquired: false, heldBy: { ageMs: 2 * MIN } });
+    holder.release();
+    expect(fs.existsSync(lock)).toBe(false);
   });
 
   it("judges another host's lock by its age only (its pid means nothing here)", () => {
@@ -145,6 +156,8 @@ describe('acquireJournalLock', () => {
     const mod = path.join(dir, 'journal-lock.cjs');
     fs.writeFileSync(mod, js);
     writeLock(owner(process.pid, Date.now() - 30 * MIN, os.hostname())); // too old: stale for everyone
+    const lastBeat = (Date.now() - 30 * MIN) / 1000;
+    fs.utimesSync(lock, lastBeat, lastBeat);
     const startAt = Date.now() + 800;
     const child = `
       const { acquireJournalLock } = require(${JSON.stringify(mod)});
