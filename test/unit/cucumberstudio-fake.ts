@@ -42,6 +42,8 @@ export class FakeCs {
   listScript: ListAnswer[] = [];
   /** Runs before a create is applied (e.g. a parallel shard creating the same run first). */
   beforeCreate?: () => void;
+  /** Answers a result post in the service's stead (e.g. a refusal) when it returns an answer. */
+  refusePost?: (testId: number) => { status: number; text: string } | undefined;
   private nextRun = 100;
   private nextTest = 1000;
 
@@ -171,6 +173,8 @@ export class FakeCs {
         return answer(200, { data: this.testResource(t, q.get('include') === 'scenario'), included });
       }
       if (req.method === 'POST' && m![2] === '/test_results') {
+        const refused = this.refusePost?.(t.id);
+        if (refused) return { ...refused, headers: {}, durationMs: 1 };
         const a = body!.data.attributes;
         t.results.push({ status: String(a.status), description: String(a.description), author: String(a['status-author']) });
         return answer(201, { data: { type: 'test-results', id: String(t.results.length), attributes: a } });

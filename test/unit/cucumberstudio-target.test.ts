@@ -167,6 +167,24 @@ describe('CucumberStudio target: reuse and racing shards', () => {
     expect(fake.log.filter((l) => l === 'POST /test_runs')).toHaveLength(0);
   });
 
+  it('a scenario with datasets whose post failed on one test: sent again, only that test gets the result', async () => {
+    const fake = new FakeCs({ linkage: true, datasets: { 7: 3 } });
+    let refused = 0;
+    fake.refusePost = (testId) => {
+      const second = fake.runs.values().next().value!.tests.filter((t) => t.scenarioId === 7)[1];
+      if (testId !== second.id || refused++) return undefined;
+      return { status: 422, text: '{"errors":[{"status":"422","title":"Unprocessable"}]}' };
+    };
+    const target = makeTarget(fake);
+    const { id } = await target.begin({ knownKeys: ['7'] });
+    const first = await target.publish([item(7, 'failed')]);
+    expect(first.failed.map((f) => f.item.key)).toEqual(['7']);
+    const again = await target.publish([item(7, 'failed')]);
+    expect(again.done.map((i) => i.key)).toEqual(['7']);
+    expect(Object.values(lastResults(fake, Number(id)))).toEqual([['failed'], ['failed'], ['failed']]);
+    await target.close();
+  });
+
   it('replay looks at each test last result before posting: nothing is posted twice', async () => {
     const fake = new FakeCs({ linkage: true });
     const first = await publishAll(fake, [1, 2], { 2: 'failed' });

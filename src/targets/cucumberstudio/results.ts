@@ -33,6 +33,11 @@ export class ResultWriter {
   private readonly resultIds = new Map<string, string>();
   /** Test id -> number of steps of its scenario (from the run's test list). */
   readonly stepCounts = new Map<string, number>();
+  /**
+   * Test id -> the result this process last posted to it. A scenario with datasets has several tests: when
+   * one of their posts fails the item is sent again, and the tests that already have it must not get it twice.
+   */
+  private readonly posted = new Map<string, string>();
 
   constructor(
     private readonly client: CucumberStudioClient,
@@ -42,6 +47,8 @@ export class ResultWriter {
 
   async post(runId: number, testId: string, input: ResultInput): Promise<void> {
     const stepStatuses = stepStatusesFor(input.steps, this.stepCounts.get(testId));
+    const print = JSON.stringify([runId, input.status, input.description, stepStatuses ?? []]);
+    if (this.posted.get(testId) === print) return;
     await this.lane.retry('test_results/create', async (attempt, previous) => {
       if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.replay)) {
         const last = await this.lastResult(runId, testId);
@@ -55,6 +62,7 @@ export class ResultWriter {
       const id = asArray(doc.data)[0]?.id;
       if (id !== undefined) this.resultIds.set(testId, String(id));
     });
+    this.posted.set(testId, print);
   }
 
   /** Attaches the file to the result of each test (a scenario with datasets has several). */
