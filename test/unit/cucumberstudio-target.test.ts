@@ -171,7 +171,10 @@ describe('CucumberStudio target: reuse and racing shards', () => {
     const fake = new FakeCs({ linkage: true, datasets: { 7: 3 } });
     let refused = 0;
     fake.refusePost = (testId) => {
-      const second = fake.runs.values().next().value!.tests.filter((t) => t.scenarioId === 7)[1];
+      const second = fake.runs
+        .values()
+        .next()
+        .value!.tests.filter((t) => t.scenarioId === 7)[1];
       if (testId !== second.id || refused++) return undefined;
       return { status: 422, text: '{"errors":[{"status":"422","title":"Unprocessable"}]}' };
     };
