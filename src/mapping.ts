@@ -149,12 +149,11 @@ export function outcomeOf(test: TestLike): Outcome | null {
 
 /**
  * onTestEnd fires once per attempt; this tells whether the attempt is the test's last one, so that a
- * retried test is recorded once, with its final outcome.
+ * retried test is recorded once, with its final outcome. A test skipped because an earlier test of its
+ * serial group failed is run again with the group's retry: only a skip the test means is final at once.
  */
 export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
   if (result.status === 'interrupted') return true;
-  // A test the run skipped on purpose is done; one skipped because an earlier test of its serial
-  // group failed is run again with the group's retry, so only its last attempt is final.
   if (result.status === 'skipped') return test.expectedStatus === 'skipped' || result.retry >= test.retries;
   if (test.outcome() !== 'unexpected') return true;
   return result.retry >= test.retries;
