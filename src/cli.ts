@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
-import { resolveConfig } from './config';
+import { FORMER_OUTBOX_DIR, resolveConfig } from './config';
+import { Outbox } from './engine/outbox';
 import { createPrinter } from './output';
 import { replay } from './replay';
 import { check } from './check';
@@ -56,9 +57,16 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   const config = resolveConfig({ definitions: TARGETS, options: {}, env });
   const printer = createPrinter(config.secrets, config.debug);
-  const dir = positionals[0] ? path.resolve(positionals[0]) : config.outboxDir;
-  const result = await replay(dir, {}, env, printer);
-  return result.unsent > 0 ? 1 : 0;
+  if (positionals[0] || env.PW_TMS_OUTBOX_DIR) {
+    const result = await replay(positionals[0] ? path.resolve(positionals[0]) : config.outboxDir, {}, env, printer);
+    return result.unsent > 0 ? 1 : 0;
+  }
+  // The default folder, and the one earlier versions used while it still holds journals.
+  const former = path.resolve(FORMER_OUTBOX_DIR);
+  const dirs = [config.outboxDir, ...(Outbox.list(former).length ? [former] : [])];
+  let unsent = 0;
+  for (const dir of dirs) unsent += (await replay(dir, {}, env, printer)).unsent;
+  return unsent > 0 ? 1 : 0;
 }
 
 async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {

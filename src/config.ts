@@ -39,6 +39,14 @@ export interface TargetOverride {
   container?: ContainerChoice;
 }
 
+/**
+ * Not under `test-results`: Playwright empties its output folder when a run starts, and a journal kept
+ * there for replay would be gone with the next run.
+ */
+export const DEFAULT_OUTBOX_DIR = 'tms-outbox';
+/** Where earlier versions kept it: `replay` without a folder still looks there. */
+export const FORMER_OUTBOX_DIR = 'test-results/tms-outbox';
+
 export interface ResolveInput {
   definitions: readonly TargetDefinition[];
   options?: unknown;
@@ -90,7 +98,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (p.lines.length === before) targets.push({ definition, config });
     else invalid.push(definition);
   }
-  const outboxDir = readString(p, opts.outboxDir, env, 'outboxDir', 'PW_TMS_OUTBOX_DIR') || 'test-results/tms-outbox';
+  const outboxDir = readString(p, opts.outboxDir, env, 'outboxDir', 'PW_TMS_OUTBOX_DIR') || DEFAULT_OUTBOX_DIR;
   const summaryFile = readString(p, opts.summaryFile, env, 'summaryFile', 'PW_TMS_SUMMARY_FILE') || 'test-results/tms-summary.json';
   return Object.freeze({
     targets: Object.freeze(targets),

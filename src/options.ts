@@ -1,6 +1,6 @@
 /** Options of the reporter that are not about one service (each service's own are in its folder). */
 export interface GeneralOptions {
-  /** Where unsent results are kept for `replay`; default `test-results/tms-outbox`. Env `PW_TMS_OUTBOX_DIR`. */
+  /** Where unsent results are kept for `replay`; default `tms-outbox` (outside Playwright's output folder, which each run empties). Env `PW_TMS_OUTBOX_DIR`. */
   outboxDir?: string;
   /** A publish failure fails the run. Env `PW_TMS_FAIL_ON_ERROR`. */
   failOnPublishError?: boolean;

@@ -86,3 +86,33 @@ describe('cycle create / test-run create', () => {
     expect(md).toContain('| CucumberStudio | setup job');
   });
 });
+
+describe('replay with the default outbox', () => {
+  it('what a run could not send outlives the next run (Playwright empties test-results), and `replay` finds it', async () => {
+    const dir = tempDir('outbox-default');
+    const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    const files = {
+      'o.spec.ts': `import { test } from '@playwright/test';\ntest('o', { tag: '@PROJ-78' }, () => { throw new Error('o'); });`,
+    };
+    sandbox.setFaults('zephyr', { down: true });
+    try {
+      // PW_TMS_OUTBOX_DIR unset: the default folder.
+      await runPlaywright({ files, dir, env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'kept a run', PW_TMS_OUTBOX_DIR: undefined } });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    const journals = () => fs.readdirSync(path.join(dir, 'tms-outbox')).filter((f) => f.endsWith('.jsonl'));
+    expect(journals()).toHaveLength(1);
+    const next = await runPlaywright({
+      files,
+      dir,
+      env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'the next run', PW_TMS_OUTBOX_DIR: undefined },
+    });
+    expect(next.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 0 });
+    expect(journals()).toHaveLength(1);
+    const replayed = await exec(process.execPath, [BIN, 'replay'], dir, baseEnv(zephyrOnly), 60_000);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(zephyrStatuses(sandbox, 'kept a run')).toEqual({ 'PROJ-78': 2 });
+    expect(journals()).toEqual([]);
+  });
+});

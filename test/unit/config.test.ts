@@ -37,7 +37,7 @@ describe('config', () => {
       baseUrl: 'https://studio.cucumberstudio.com',
       rateLimit: { count: 195, windowMs: 60000 },
     });
-    expect(c.outboxDir).toBe('/r/test-results/tms-outbox');
+    expect(c.outboxDir).toBe('/r/tms-outbox');
     expect(c.secrets).toEqual(expect.arrayContaining(['sk-secret-1234', 'tok-secret']));
   });
   it('default names derive from the CI build so that shards agree', () => {
