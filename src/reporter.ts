@@ -36,6 +36,9 @@ export default class TmsReporter implements Reporter {
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.guard('onBegin', () => {
+      // `playwright test --list` runs nothing: no cycle, no test run. Playwright tells every reporter the
+      // command it serves in the `_mode` option (`list`, `test` or `merge`), and adds `onlyFailures` then.
+      if ((this.options as { _mode?: unknown })._mode === 'list') return;
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
       const c = resolveConfig({

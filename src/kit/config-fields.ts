@@ -119,8 +119,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Warns about option keys nobody reads (typos such as `acessKey`). */
 export function checkUnknownKeys(p: Problems, obj: Record<string, unknown>, known: readonly string[], prefix: string): void {
   for (const key of Object.keys(obj)) {
-    // Playwright adds `configDir` (and merge-reports `_mode`) to every reporter's options.
-    if (key.startsWith('_') || key === 'configDir' || known.includes(key)) continue;
+    // Playwright adds `configDir`, `_mode` and `_commandHash` to every reporter's options, and `onlyFailures` in list mode.
+    if (key.startsWith('_') || key === 'configDir' || key === 'onlyFailures' || known.includes(key)) continue;
     const close = known.find((k) => k.toLowerCase() === key.toLowerCase() || levenshtein(k, key) <= 2);
     p.add(`${prefix}${key}`, undefined, `unknown option${close ? ` (did you mean ${prefix}${close}?)` : ''}; ignored`);
   }

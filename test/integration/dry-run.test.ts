@@ -34,3 +34,18 @@ test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });`,
   expect(after.zephyr.requests).toBe(before.zephyr.requests);
   expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
 });
+
+it('`playwright test --list` publishes nothing and warns about nothing', async () => {
+  const before = sandbox.stats();
+  const run = await runPlaywright({
+    files: { 'listed.spec.ts': `import { test } from '@playwright/test';\ntest('listed', { tag: ['@PROJ-6', '@cs-6'] }, () => {});` },
+    env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'listed only', CUCUMBERSTUDIO_TEST_RUN_NAME: 'listed only' },
+    args: ['--list'],
+  });
+  expect(run.exitCode, run.output).toBe(0);
+  expect(run.output).toContain('listed.spec.ts');
+  expect(run.output).not.toContain('[tms-reporter]');
+  const after = sandbox.stats();
+  expect(after.zephyr.requests).toBe(before.zephyr.requests);
+  expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
+});
