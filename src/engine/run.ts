@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
+import { redact } from '../http/errors';
 import { Deadline } from '../kit/deadline';
 import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
@@ -121,11 +122,20 @@ export class PublishRun {
 
   /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
   record(record: TestRecord): void {
-    const r = this.withFilesOnly(record);
+    const r = this.ready(record);
     this.estimate?.finishedOne();
     this.journal([r]);
     for (const s of this.sessions) s.offer(r);
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
+  }
+
+  /**
+   * What the engine keeps of a test's record: its error text without the run's own credentials (a test
+   * may print its environment, and the text goes into comments and the journal), bodies written to files.
+   */
+  private ready(record: TestRecord): TestRecord {
+    const r = this.withFilesOnly(record);
+    return r.error ? { ...r, error: redact(r.error, this.config.secrets) } : r;
   }
 
   /** Attachments given as bodies are written to files first: the journal and the uploads read paths. */
@@ -160,7 +170,7 @@ export class PublishRun {
     if (this.config.dryRun) {
       for (const s of this.sessions) targets[s.id] = await this.dryRun(s, records, notRun);
     } else {
-      const complete = records.map((r) => this.withFilesOnly(r));
+      const complete = records.map((r) => this.ready(r));
       this.journal(complete);
       const done = await this.finishWithin(complete, notRun);
       const left = this.outbox?.finalize();

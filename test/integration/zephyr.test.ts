@@ -44,3 +44,36 @@ describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
     }
   });
 });
+
+describe.each(MODES)('credentials in a test error (%s)', (mode) => {
+  it("a test that prints the run's own credentials: they reach neither the services nor the journal", async () => {
+    const name = `printed secrets ${mode}`;
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    // The service stays down for the run, so that the journal is kept and can be read.
+    sandbox.setFaults('zephyr', { down: true });
+    let run;
+    try {
+      run = await runPlaywright({
+        files: {
+          's.spec.ts': `import { test } from '@playwright/test';
+test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
+  throw new Error('env: ' + process.env.ZEPHYR_SECRET_KEY + ' ' + process.env.ZEPHYR_ACCESS_KEY + ' ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN);
+});`,
+        },
+        env,
+        mode,
+      });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    const journaled = allFileText(run.outboxDir);
+    expect(journaled).toContain('[redacted]');
+    for (const s of secretsOf(env)) expect(journaled).not.toContain(s);
+    expect((await runReplay(run.outboxDir, env)).exitCode).toBe(0);
+    const comment = zephyrCycles(sandbox).find((c) => c.name === name)!.executions[0].comment;
+    expect(comment).toContain('env: [redacted] [redacted] [redacted]');
+    const held = JSON.stringify(sandbox.state());
+    for (const s of secretsOf(env)) expect(held).not.toContain(s);
+  });
+});
