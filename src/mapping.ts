@@ -2,7 +2,11 @@
  * Pure mapping: Playwright test -> keys in each service, final outcome, error text; and the
  * worst-wins aggregation used by every target. No I/O here.
  */
+import { FULL_ERROR_LIMIT, stripAnsi, truncate, wasCut } from './comment';
 import type { AttachmentRef, Outcome, PlanItem, StepStatus, TestRecord } from './model';
+
+// Targets and outside targets (the fake in the tests) take the comment helpers from here too.
+export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, stripAnsi, truncate, wasCut } from './comment';
 
 type Annotation = { type: string; description?: string };
 
@@ -31,45 +35,6 @@ export interface TestLike {
   results: readonly ResultLike[];
   outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky';
   titlePath(): string[];
-}
-
-export const ERROR_TEXT_LIMIT = 4000;
-/** Longest error text a record keeps: what the full-error attachment can hold when a comment had to be cut. */
-export const FULL_ERROR_LIMIT = 20_000;
-const CUT_MARK = '… [truncated]';
-
-// eslint-disable-next-line no-control-regex
-const ANSI =
-  /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-ntqry=><~]))/g;
-
-export function stripAnsi(text: string): string {
-  return text.replace(ANSI, '');
-}
-
-/** Cuts text to `limit` characters, the cut marked so a reader knows there was more. */
-export function truncate(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, Math.max(0, limit - CUT_MARK.length))}${CUT_MARK}`;
-}
-
-/** Whether `truncate` (or `fitComment`) had to cut this text. */
-export function wasCut(text: string): boolean {
-  return text.endsWith(CUT_MARK);
-}
-
-/**
- * Joins comment blocks within `limit`. Each block's head (what happened, the first error line, where) is
- * kept whole where it fits; the rest of each block shares what is left, so a long stack or call log of
- * one test never pushes another test's first line out.
- */
-export function fitComment(blocks: ReadonlyArray<{ head: string; rest: string }>, limit: number): string {
-  const full = blocks.map((b) => b.head + b.rest).join('\n\n');
-  if (full.length <= limit) return full;
-  const heads = blocks.map((b) => b.head).join('\n\n');
-  if (heads.length + CUT_MARK.length >= limit) return truncate(heads, limit);
-  const share = Math.floor((limit - heads.length - CUT_MARK.length) / blocks.length);
-  const body = blocks.map((b) => b.head + b.rest.slice(0, share)).join('\n\n');
-  return `${body.slice(0, limit - CUT_MARK.length)}${CUT_MARK}`;
 }
 
 /** Annotations of the test plus the ones added at run time (visible on the results). */
@@ -140,8 +105,13 @@ export function outcomeOf(test: TestLike): Outcome | null {
       return 'skipped';
     case 'expected':
       return 'passed';
-    case 'flaky':
-      return 'flaky';
+    case 'flaky': {
+      // Playwright says flaky when a failed attempt is followed by a skipped one (a retry that skips
+      // itself), though nothing passed: that is the failure.
+      if (test.results.some((r) => r.status === (test.expectedStatus ?? 'passed'))) return 'flaky';
+      const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
+      return failing?.status === 'timedOut' ? 'timedOut' : 'failed';
+    }
     case 'unexpected':
       return last.status === 'timedOut' ? 'timedOut' : 'failed';
   }
@@ -272,29 +242,6 @@ function evidenceFiles(records: readonly TestRecord[], commentCut: boolean): Att
     files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8') });
   }
   return files;
-}
-
-/**
- * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
- * test's first error line and its location are kept; the rest of the text is what gets cut.
- */
-export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
-  const blocks: Array<{ head: string; rest: string }> = [];
-  for (const r of item.records) {
-    const [first = '', ...more] = (r.error ?? '').split('\n');
-    const where = r.errorLocation ? `\nat ${r.errorLocation}` : '';
-    const rest = more.length ? `\n${more.join('\n')}` : '';
-    if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
-      const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
-      blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
-    } else if (r.outcome === 'flaky') {
-      blocks.push({
-        head: `Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${first}` : ''}${where}`,
-        rest,
-      });
-    }
-  }
-  return fitComment(blocks, limit);
 }
 
 /** `{ [key]: list }` when the list has items, else nothing (records stay small in the journal). */

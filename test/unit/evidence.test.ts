@@ -31,6 +31,22 @@ describe('failure comments', () => {
     for (const n of [1, 2, 3]) expect(comment).toContain(`first line ${n}`);
   });
 
+  it('keep the location after a first line longer than the whole comment', () => {
+    const error = `Expected ${'"a very long value" '.repeat(100)}`;
+    const comment = defaultComment({ outcome: 'failed', records: [rec({ error, errorLocation: 'tests/pay.spec.ts:12:7' })] }, 200);
+    expect(comment.length).toBeLessThanOrEqual(200);
+    expect(comment).toMatch(/^Failed: a test\nExpected "a very long value".*… \[truncated\]\nat tests\/pay\.spec\.ts:12:7/);
+  });
+
+  it('never cut an emoji in half', () => {
+    for (let at = 0; at < 8; at++) {
+      const error = `${'x'.repeat(at)}${'🙂'.repeat(200)}`;
+      const comment = defaultComment({ outcome: 'failed', records: [rec({ error: `first\n${error}` })] }, 100);
+      expect(comment.length).toBeLessThanOrEqual(100);
+      expect(comment.isWellFormed(), JSON.stringify(comment)).toBe(true);
+    }
+  });
+
   it('are left whole when they fit', () => {
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error: 'boom\nline 2', errorLocation: 'a.ts:1:1' })] }, 750);
     expect(comment).toBe('Failed: a test\nboom\nat a.ts:1:1\nline 2');

@@ -28,7 +28,7 @@ function fakeTest(
     tags: o.tags ?? [],
     annotations: o.annotations ?? [],
     retries: o.retries ?? 0,
-    expectedStatus: o.expectedStatus,
+    expectedStatus: o.expectedStatus ?? o.expected,
     results,
     titlePath: () => ['', 'chromium', 'a.spec.ts', o.title ?? 'does a thing'],
     outcome() {
@@ -76,6 +76,9 @@ describe('outcome table', () => {
     [['interrupted'], {}, 'interrupted'],
     [['failed'], { expected: 'failed' as const }, 'passed'], // test.fail() that failed as expected
     [['passed'], { expected: 'failed' as const }, 'failed'], // test.fail() that passed
+    [['failed', 'skipped'], { retries: 1 }, 'failed'], // Playwright's "flaky": a retry that skipped itself, nothing passed
+    [['timedOut', 'skipped'], { retries: 1 }, 'timedOut'],
+    [['passed', 'failed'], { retries: 1, expected: 'failed' as const }, 'flaky'], // test.fail(): failed as expected on the retry
   ] as const)('%j %j -> %s', (statuses, o, outcome) => {
     expect(outcomeOf(fakeTest([...statuses], o))).toBe(outcome);
   });
@@ -104,6 +107,8 @@ describe('outcome table', () => {
     expect(r.error).toBe('Expected 1 to be 2');
     expect(r.title).toBe('chromium › a.spec.ts › does a thing');
     expect(stripAnsi('\u001b[2m\u001b[31mx\u001b[39m\u001b[22m')).toBe('x');
+    // A terminal hyperlink goes whole: its URL and the bell that ends it are not text.
+    expect(stripAnsi('see \u001b]8;;http://x.test/a?b=1\u0007the docs\u001b]8;;\u0007.')).toBe('see the docs.');
   });
 });
 

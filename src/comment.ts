@@ -1,0 +1,75 @@
+/**
+ * The text that goes with a result: a comment within the service's limit (each test's first error line
+ * and location kept whole, the rest shared out), and the error text cleaned of terminal codes. Pure.
+ */
+import { stripVTControlCharacters } from 'node:util';
+import type { Outcome, TestRecord } from './model';
+
+export const ERROR_TEXT_LIMIT = 4000;
+/** Longest error text a record keeps: what the full-error attachment can hold when a comment had to be cut. */
+export const FULL_ERROR_LIMIT = 20_000;
+const CUT_MARK = '… [truncated]';
+
+/** Colours, cursor moves and terminal hyperlinks (`ESC ] 8 ;; url BEL`) out: Node's own ANSI pattern. */
+export function stripAnsi(text: string): string {
+  return stripVTControlCharacters(text);
+}
+
+/** The first `n` UTF-16 units of `text`, never half of a surrogate pair (an emoji cut in two is not text). */
+function head(text: string, n: number): string {
+  const cut = text.slice(0, Math.max(0, n));
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/** Cuts text to `limit` characters, the cut marked so a reader knows there was more. */
+export function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${head(text, limit - CUT_MARK.length)}${CUT_MARK}`;
+}
+
+/** Whether `truncate` (or `fitComment`) had to cut this text. */
+export function wasCut(text: string): boolean {
+  return text.endsWith(CUT_MARK);
+}
+
+/**
+ * Joins comment blocks within `limit`. Each block's head (what happened, the first error line, where) is
+ * kept whole where it fits; the rest of each block shares what is left, so a long stack or call log of
+ * one test never pushes another test's first line out.
+ */
+export function fitComment(blocks: ReadonlyArray<{ head: string; rest: string }>, limit: number): string {
+  const full = blocks.map((b) => b.head + b.rest).join('\n\n');
+  if (full.length <= limit) return full;
+  const heads = blocks.map((b) => b.head).join('\n\n');
+  if (heads.length + CUT_MARK.length >= limit) return truncate(heads, limit);
+  const share = Math.floor((limit - heads.length - CUT_MARK.length) / blocks.length);
+  const body = blocks.map((b) => b.head + head(b.rest, share)).join('\n\n');
+  return `${head(body, limit - CUT_MARK.length)}${CUT_MARK}`;
+}
+
+/**
+ * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
+ * test's first error line and its location are kept; the rest of the text is what gets cut.
+ */
+export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
+  const blocks: Array<{ head: string; rest: string }> = [];
+  // A first line longer than its share is cut within the head, so that the location after it stays.
+  const firstShare = Math.max(60, Math.floor(limit / (2 * Math.max(1, item.records.length))));
+  for (const r of item.records) {
+    const [whole = '', ...more] = (r.error ?? '').split('\n');
+    const first = truncate(whole, firstShare);
+    const where = r.errorLocation ? `\nat ${r.errorLocation}` : '';
+    const rest = more.length ? `\n${more.join('\n')}` : '';
+    if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
+      const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
+      blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
+    } else if (r.outcome === 'flaky') {
+      blocks.push({
+        head: `Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${first}` : ''}${where}`,
+        rest,
+      });
+    }
+  }
+  return fitComment(blocks, limit);
+}
