@@ -9,7 +9,9 @@ export function summaryLine(s: TargetSummary): string {
     ? `${s.container.kind} "${s.container.name ?? ''}"${s.container.id ? ` (id ${s.container.id})` : ''}`
     : s.dryRun
       ? 'dry run'
-      : 'not reached';
+      : s.published || s.unsent || s.errors.length
+        ? 'not reached'
+        : 'nothing mapped here';
   const counts = Object.entries(s.countsByStatus)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -46,7 +48,9 @@ export function stepSummaryMarkdown(summary: RunSummary): string {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ') || '—';
     const state = s.errors.length ? `⚠️ ${s.errors.length} error(s)` : '✅';
-    return `| ${s.label ?? s.target} | ${s.container ? `${s.container.name ?? ''} (${s.container.id ?? ''})` : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
+    // A `|` in a name (a workflow called "E2E | nightly") would start a new cell.
+    const cell = (text: string) => text.replace(/\|/g, '\\|');
+    return `| ${cell(s.label ?? s.target)} | ${s.container ? cell(`${s.container.name ?? ''} (${s.container.id ?? ''})`) : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
   });
   return [
     '### Test management publish',

@@ -53,6 +53,9 @@ export class TargetSession {
   private ending = false;
   private readonly alreadyDone: ReadonlyMap<string, string | number>;
   private readonly uploads: UploadQueue;
+  /** start() ran (a live run): the container is made once a result maps here. */
+  private startedOnce = false;
+  private followerWaitMs = 0;
 
   constructor(
     readonly definition: TargetDefinition,
@@ -74,11 +77,21 @@ export class TargetSession {
     return this.definition.id;
   }
 
-  /** Starts the preflight and the container (not awaited by Playwright: keep the promise); results stream once it is ready. */
+  /**
+   * Starts the preflight and the container (not awaited by Playwright: keep the promise); results stream
+   * once it is ready. A target no test maps to yet waits for the first result that does (a run-time
+   * annotation): a run that never maps to it leaves no empty cycle or run behind.
+   */
   start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[], followerWaitMs = 0): void {
     this.readiness.expect(tests);
     const keys = [...new Set(tests.flatMap((t) => keysOf(t, this.id)))];
-    this.begun = this.begin(keys, followerWaitMs);
+    this.followerWaitMs = followerWaitMs;
+    this.startedOnce = true;
+    if (keys.length) this.launch(keys);
+  }
+
+  private launch(keys: readonly string[]): void {
+    this.begun = this.begin(keys, this.followerWaitMs);
     this.begun.then(
       ({ statuses }) => {
         if (this.ending) return;
@@ -109,6 +122,7 @@ export class TargetSession {
 
   /** A test's final result: its keys that are now complete go out with the next batch. */
   offer(record: TestRecord): void {
+    if (this.startedOnce && !this.begun && !this.ending && keysOf(record, this.id).length) this.launch(keysOf(record, this.id));
     const keys = this.readiness.add(record);
     if (keys.length && this.stream) this.offerReady(keys);
   }
@@ -164,19 +178,7 @@ export class TargetSession {
   /** Sends what the stream has not, then reads back; resolves with this target's summary. */
   async finish(records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
     const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
-    const summary: TargetSummary = {
-      target: this.id,
-      label: this.definition.label,
-      enabled: true,
-      published: 0,
-      countsByStatus: {},
-      unmapped: records.length - mapped.length,
-      notRun,
-      errors: [],
-      unsent: 0,
-      calls: 0,
-      durationMs: 0,
-    };
+    const summary = this.summaryOf(records.length - mapped.length, notRun);
     const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
     this.endTotal = keyCount;
     this.ending = true;
@@ -184,6 +186,11 @@ export class TargetSession {
     const inFlight = this.stream?.inFlight() ?? new Map<string, PlanItem>();
     const drained = this.stream?.drain() ?? Promise.resolve();
     let begun: { container: ContainerInfo; statuses: StatusTable } | undefined;
+    if (!this.begun && !mapped.length) {
+      // Nothing maps here: no container, no call, and nothing left for replay.
+      this.o.outbox?.complete(this.id);
+      return summary;
+    }
     try {
       begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
     } catch (error) {
@@ -220,21 +227,15 @@ export class TargetSession {
 
   /** What the summary says when publishTimeout cut the end short: whatever was confirmed by then. */
   cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
-    const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
+    const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
     const sent = this.confirmed.size;
-    return {
-      target: this.id,
-      label: this.definition.label,
-      enabled: true,
-      published: sent,
-      countsByStatus: {},
-      unmapped: records.length - mapped.length,
-      notRun,
-      errors: [reason],
-      unsent: Math.max(0, this.endTotal - sent),
-      calls: this.target.calls(),
-      durationMs: Date.now() - this.started,
-    };
+    return { ...this.summaryOf(unmapped, notRun), published: sent, errors: [reason], unsent: Math.max(0, this.endTotal - sent) };
+  }
+
+  private summaryOf(unmapped: number, notRun: number): TargetSummary {
+    const { id: target, label } = this.definition;
+    const [calls, durationMs] = [this.target.calls(), Date.now() - this.started];
+    return { target, label, enabled: true, published: 0, countsByStatus: {}, unmapped, notRun, errors: [], unsent: 0, calls, durationMs };
   }
 
   /**

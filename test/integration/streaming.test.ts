@@ -102,6 +102,35 @@ test('skipped, then run', { tag: '@cs-63' }, () => {});
   });
 });
 
+describe('a target no test maps to (live)', () => {
+  it('gets no cycle; a run-time annotation that maps one creates it then, and its result is published', async () => {
+    const files = {
+      'cs-only.spec.ts': `import { test } from '@playwright/test';
+test('a', { tag: '@cs-71' }, () => {});
+test('b', { tag: '@cs-72' }, () => { if (process.env.LATE_KEY) test.info().annotations.push({ type: 'zephyr', description: 'PROJ-71' }); });`,
+    };
+    const before = sandbox.stats().zephyr.requests;
+    const unmapped = await runPlaywright({
+      files,
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'never mapped', CUCUMBERSTUDIO_TEST_RUN_NAME: 'never mapped' },
+    });
+    expect(sandbox.stats().zephyr.requests).toBe(before);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === 'never mapped')).toEqual([]);
+    expect(unmapped.summary!.targets.zephyr).toMatchObject({ published: 0, unmapped: 2, unsent: 0, errors: [] });
+    expect(unmapped.summary!.targets.zephyr.container).toBeUndefined();
+    expect(unmapped.output).toContain('Zephyr Squad: nothing mapped here');
+    expect(unmapped.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [] });
+    expect(outboxFiles(unmapped.outboxDir)).toEqual([]);
+
+    const late = await runPlaywright({
+      files,
+      env: { ...sandbox.env(), LATE_KEY: '1', ZEPHYR_CYCLE_NAME: 'mapped late', CUCUMBERSTUDIO_TEST_RUN_NAME: 'mapped late' },
+    });
+    expect(zephyrStatuses(sandbox, 'mapped late')).toEqual({ 'PROJ-71': 1 });
+    expect(late.summary!.targets.zephyr).toMatchObject({ published: 1, unmapped: 1, unsent: 0, errors: [] });
+  });
+});
+
 describe('the end of the tests (live)', () => {
   it('what the stream still holds goes when the last test ends, before onEnd: a global teardown sees it in the sandbox', async () => {
     // Paced, the stream keeps passed results for the end's one bulk call (the estimated end is always
