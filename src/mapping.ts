@@ -178,6 +178,8 @@ export function recordOf(
     keys: keysByTarget(test, sources),
     outcome,
     ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1])),
+    // A `test.fail()` that passed has no error of its own: Playwright's words for what went wrong.
+    ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
     ...optional('steps', stepStatuses(test.results[test.results.length - 1])),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),

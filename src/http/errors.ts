@@ -112,7 +112,9 @@ export async function withHint<T>(work: Promise<T>, hint: string): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429) {
+    // A message that names the setting already (a target's own sentence) needs no second hint.
+    const named = error instanceof Error && error.message.includes(hint.split(/\s/)[0]);
+    if (error instanceof HttpError && !named && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429) {
       throw new HttpError(
         error.service,
         error.method,

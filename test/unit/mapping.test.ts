@@ -82,6 +82,10 @@ describe('outcome table', () => {
   ] as const)('%j %j -> %s', (statuses, o, outcome) => {
     expect(outcomeOf(fakeTest([...statuses], o))).toBe(outcome);
   });
+  it('a test.fail() that passed says why it failed', () => {
+    const r = recordOf(fakeTest(['passed'], { expected: 'failed', tags: ['@PROJ-9'] }), TARGETS)!;
+    expect(r).toMatchObject({ outcome: 'failed', error: 'Expected to fail, but passed.' });
+  });
   it('a test that never ran has no outcome', () => {
     expect(outcomeOf(fakeTest([]))).toBeNull();
   });

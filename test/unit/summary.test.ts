@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { HttpError, withHint } from '../../src/http/errors';
+import type { RunSummary } from '../../src/model';
+import { stepSummaryMarkdown } from '../../src/summary';
+
+describe('GitHub job summary', () => {
+  it('a `|` in a cycle name stays inside its cell', () => {
+    const summary: RunSummary = {
+      version: 1,
+      startedAt: '',
+      finishedAt: '',
+      targets: {
+        zephyr: {
+          target: 'zephyr',
+          label: 'Zephyr Squad',
+          enabled: true,
+          published: 2,
+          countsByStatus: { PASS: 2 },
+          unmapped: 0,
+          notRun: 0,
+          errors: [],
+          unsent: 0,
+          calls: 3,
+          durationMs: 1,
+          container: { kind: 'cycle', id: '7', name: 'E2E | nightly' },
+        },
+      },
+    };
+    const row = stepSummaryMarkdown(summary)
+      .split('\n')
+      .find((l) => l.startsWith('| Zephyr'))!;
+    expect(row).toContain('E2E \\| nightly (7)');
+    expect(row.split(/(?<!\\)\|/).length - 2).toBe(6); // six cells, as the header has
+  });
+});
+
+describe('withHint', () => {
+  const refused = (message: string) => Promise.reject(new HttpError('CucumberStudio', 'GET', '/x', 404, {}, '', message));
+  it('adds the setting to check to a 4xx', async () => {
+    await expect(withHint(refused('not found.'), 'CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId) = 9')).rejects.toThrow(
+      'not found — check CUCUMBERSTUDIO_PROJECT_ID (cucumberstudio.projectId) = 9',
+    );
+  });
+  it('does not name the setting twice when the message names it already', async () => {
+    const message = 'CucumberStudio has no test run 9999: check CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId).';
+    await expect(withHint(refused(message), 'CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = 9999')).rejects.toThrow(
+      new HttpError('CucumberStudio', 'GET', '/x', 404, {}, '', message),
+    );
+  });
+});
