@@ -48,6 +48,11 @@ export function fitComment(blocks: ReadonlyArray<{ head: string; rest: string }>
   return `${head(body, limit - CUT_MARK.length)}${CUT_MARK}`;
 }
 
+/** Whether a comment is one `defaultComment` wrote (by its heads): people's own comments are not. */
+export function isDefaultComment(text: string): boolean {
+  return /^(?:Failed|Timed out|Interrupted): |^Flaky: passed on attempt \d/.test(text);
+}
+
 /**
  * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
  * test's first error line and its location are kept; the rest of the text is what gets cut.

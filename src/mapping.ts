@@ -6,7 +6,7 @@ import { FULL_ERROR_LIMIT, stripAnsi, truncate, wasCut } from './comment';
 import type { AttachmentRef, Outcome, PlanItem, StepStatus, TestRecord } from './model';
 
 // Targets and outside targets (the fake in the tests) take the comment helpers from here too.
-export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, stripAnsi, truncate, wasCut } from './comment';
+export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, isDefaultComment, stripAnsi, truncate, wasCut } from './comment';
 
 type Annotation = { type: string; description?: string };
 

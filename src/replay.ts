@@ -70,7 +70,9 @@ export async function replay(
         result.unsent += journal.records.length;
         continue;
       }
-      printer.info(`replaying ${journal.records.length} test results from ${journal.file}`);
+      // Results are sent as they were then: said with their age, as a newer run may have published since.
+      const age = journal.createdAt ? ` of a run ${ago(Date.now() - Date.parse(journal.createdAt))} (${journal.createdAt})` : '';
+      printer.info(`replaying ${journal.records.length} test results${age} from ${journal.file}`);
       const run = new PublishRun(config, { printer, journal, deps });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
@@ -107,4 +109,12 @@ function configFor(
   const config = resolveConfig({ definitions, options, env, overrides, only: pending });
   for (const p of config.problems) printer.error(p);
   return { ...config, invalid: [] };
+}
+
+/** `3 min ago`, `5 h ago`, `2 days ago`. */
+function ago(ms: number): string {
+  const min = Math.max(0, Math.round(ms / 60_000));
+  if (min < 120) return `${min} min ago`;
+  const h = Math.round(min / 60);
+  return h < 48 ? `${h} h ago` : `${Math.round(h / 24)} days ago`;
 }

@@ -54,6 +54,8 @@ type Line =
 export interface Journal {
   file: string;
   runId: string;
+  /** When its run began writing it (ISO time; empty for a journal without a head). */
+  createdAt: string;
   targets: Record<TargetId, JournalTargetMeta>;
   records: TestRecord[];
   done: Map<TargetId, Map<string, number | string>>;
@@ -204,6 +206,7 @@ export class Outbox {
     const journal: Journal = {
       file,
       runId: path.basename(file, '.jsonl'),
+      createdAt: '',
       targets: {},
       records: [],
       done: new Map(),
@@ -220,7 +223,12 @@ export class Outbox {
       } catch {
         continue; // a line cut short by a killed process
       }
-      if (line.t === 'meta') Object.assign(journal, { runId: line.runId, targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets });
+      if (line.t === 'meta')
+        Object.assign(journal, {
+          runId: line.runId,
+          createdAt: line.createdAt,
+          targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets,
+        });
       else if (line.t === 'test') byTest.set(line.rec.testId, line.rec.keys ? line.rec : fromV1Record(line.rec, legacy));
       else if (line.t === 'container') {
         const meta = journal.targets[line.target];

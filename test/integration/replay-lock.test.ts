@@ -94,6 +94,7 @@ test('c', { tag: '@PROJ-3' }, () => { throw new Error('c'); });
   expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
   const replayed = await runReplay(run.outboxDir, sandbox.env());
   expect(replayed.exitCode, replayed.output).toBe(0);
+  expect(replayed.output).toMatch(/replaying 3 test results of a run \d+ min ago \(\d{4}-\d\d-\d\dT/);
   expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 1, 'PROJ-3': 2 });
   expect(outboxFiles(run.outboxDir)).toEqual([]);
   expect(fs.readdirSync(run.outboxDir).filter((f) => f.includes('.lock'))).toEqual([]);

@@ -77,3 +77,27 @@ test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
     for (const s of secretsOf(env)) expect(held).not.toContain(s);
   });
 });
+
+describe('a reused cycle (live)', () => {
+  it('a key that passes now loses the failure comment an earlier run left', async () => {
+    const name = 'reused comments';
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
+    const spec = (fail: boolean) => ({
+      'r.spec.ts': `import { test } from '@playwright/test';
+test('a', { tag: '@PROJ-91' }, () => { ${fail ? "throw new Error('broken yesterday');" : ''} });
+test('b', { tag: '@PROJ-92' }, () => { ${fail ? "throw new Error('also broken');" : ''} });`,
+    });
+    await runPlaywright({ files: spec(true), env });
+    const execs = () =>
+      Object.fromEntries(
+        zephyrCycles(sandbox)
+          .find((c) => c.name === name)!
+          .executions.map((e) => [e.issueKey, e]),
+      );
+    expect(execs()['PROJ-91'].comment).toContain('broken yesterday');
+    const run = await runPlaywright({ files: spec(false), env });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, errors: [], container: { reused: true } });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-91': 1, 'PROJ-92': 1 });
+    expect(execs()['PROJ-91'].comment ?? '').toBe('');
+  });
+});

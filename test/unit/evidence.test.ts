@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { uploadNames, withExtension } from '../../src/engine/uploads';
-import { aggregate, defaultComment, fitComment, recordOf, stepStatuses, type TestLike } from '../../src/mapping';
+import { aggregate, defaultComment, fitComment, isDefaultComment, recordOf, stepStatuses, type TestLike } from '../../src/mapping';
 import type { TestRecord } from '../../src/model';
 import { stepStatusesFor } from '../../src/targets/cucumberstudio/results';
 
@@ -45,6 +45,12 @@ describe('failure comments', () => {
       expect(comment.length).toBeLessThanOrEqual(100);
       expect(comment.isWellFormed(), JSON.stringify(comment)).toBe(true);
     }
+  });
+
+  it("are told from people's comments by their heads", () => {
+    for (const outcome of ['failed', 'timedOut', 'interrupted', 'flaky'] as const)
+      expect(isDefaultComment(defaultComment({ outcome, records: [rec({ outcome, error: 'x', attempts: 2 })] }, 750))).toBe(true);
+    for (const text of ['', 'Checked by hand: fine', 'failed on staging only']) expect(isDefaultComment(text)).toBe(false);
   });
 
   it('are left whole when they fit', () => {

@@ -1,4 +1,4 @@
-import { aggregate, defaultComment } from '../../mapping';
+import { aggregate, defaultComment, isDefaultComment } from '../../mapping';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
@@ -106,7 +106,7 @@ export class ZephyrTarget implements Target {
         continue;
       }
       const status = Number(item.status);
-      if (this.needsOwnCall(item)) puts.push({ item, e });
+      if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
       // Skipped tests are left as they are (UNEXECUTED when new): no call needed.
       else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
       else {
@@ -225,6 +225,11 @@ export class ZephyrTarget implements Target {
   /** A failure comment goes with its status in a PUT of its own (see publish). */
   private needsOwnCall(item: PlanItem): boolean {
     return this.cfg.failureComments && !!item.comment;
+  }
+
+  /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
+  private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
+    return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
   }
 
   private statusName(status: number | string): string {
