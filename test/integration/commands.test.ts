@@ -97,7 +97,11 @@ describe('replay with the default outbox', () => {
     sandbox.setFaults('zephyr', { down: true });
     try {
       // PW_TMS_OUTBOX_DIR unset: the default folder.
-      await runPlaywright({ files, dir, env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'kept a run', PW_TMS_OUTBOX_DIR: undefined } });
+      await runPlaywright({
+        files,
+        dir,
+        env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'kept a run', PW_TMS_OUTBOX_DIR: undefined, PW_TMS_PUBLISH_TIMEOUT: '3' },
+      });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }

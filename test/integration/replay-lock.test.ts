@@ -29,7 +29,7 @@ it('replay refuses a live lock, takes over a dead one with a line, and sends exa
     files: {
       'l.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-1' }, () => {});\ntest('b', { tag: '@PROJ-2' }, () => { throw new Error('x'); });`,
     },
-    env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },
+    env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '3' }, // down: no need to wait out the retries
   });
   sandbox.setFaults('zephyr', { down: false });
   const [file] = outboxFiles(run.outboxDir);

@@ -49,7 +49,7 @@ describe.each(MODES)('credentials in a test error (%s)', (mode) => {
   it("a test that prints the run's own credentials: they reach neither the services nor the journal", async () => {
     const name = `printed secrets ${mode}`;
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
-    // The service stays down for the run, so that the journal is kept and can be read.
+    // The service stays down for the run, so that the journal is kept and can be read (3 s: no need to wait out its retries).
     sandbox.setFaults('zephyr', { down: true });
     let run;
     try {
@@ -60,7 +60,7 @@ test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
   throw new Error('env: ' + process.env.ZEPHYR_SECRET_KEY + ' ' + process.env.ZEPHYR_ACCESS_KEY + ' ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN);
 });`,
         },
-        env,
+        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' },
         mode,
       });
     } finally {
