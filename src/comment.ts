@@ -30,7 +30,8 @@ export function truncate(text: string, limit: number): string {
 
 /** Whether `truncate` (or `fitComment`) had to cut this text. */
 export function wasCut(text: string): boolean {
-  return text.endsWith(CUT_MARK);
+  // Not only at the end: a first error line too long for the comment is cut before its location.
+  return text.includes(CUT_MARK);
 }
 
 /**

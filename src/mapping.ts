@@ -19,7 +19,7 @@ export interface ResultLike {
   annotations?: readonly Annotation[];
   error?: ErrorLike;
   errors?: readonly ErrorLike[];
-  steps?: readonly { category: string; error?: unknown }[];
+  steps?: readonly { category: string; error?: unknown; annotations?: readonly Annotation[] }[];
   attachments?: readonly { name: string; contentType: string; path?: string; body?: Buffer }[];
 }
 
@@ -142,7 +142,13 @@ function errorOf(result: ResultLike | undefined): { error?: string; errorLocatio
 
 /** Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps). */
 export function stepStatuses(result: ResultLike | undefined): StepStatus[] {
-  return (result?.steps ?? []).filter((s) => s.category === 'test.step').map((s) => (s.error ? 'failed' : 'passed'));
+  const steps = (result?.steps ?? []).filter((s) => s.category === 'test.step');
+  const statuses: StepStatus[] = steps.map((s) =>
+    s.error ? 'failed' : s.annotations?.some((a) => a.type === 'skip') ? 'skipped' : 'passed',
+  );
+  // A step cut off by the test's timeout carries no error of its own: the last one that ran is where it hung.
+  if (result?.status === 'timedOut' && statuses.length && !statuses.includes('failed')) statuses[statuses.length - 1] = 'failed';
+  return statuses;
 }
 
 /** Whether a test's attachments go up under the policy: `failed` covers failed, timed-out and flaky tests. */

@@ -99,6 +99,27 @@ describe('evidence of a result', () => {
     expect(short.attachments).toBeUndefined();
   });
 
+  it('a skipped step is skipped; the step a timed-out test hung in failed', () => {
+    const skip = [{ category: 'test.step' }, { category: 'test.step', annotations: [{ type: 'skip' }] }];
+    expect(stepStatuses({ status: 'passed', retry: 0, steps: skip })).toEqual(['passed', 'skipped']);
+    const hung = [{ category: 'test.step' }, { category: 'test.step' }];
+    expect(stepStatuses({ status: 'timedOut', retry: 0, steps: hung })).toEqual(['passed', 'failed']);
+    const failedFirst = [{ category: 'test.step', error: {} }, { category: 'test.step' }];
+    expect(stepStatuses({ status: 'timedOut', retry: 0, steps: failedFirst })).toEqual(['failed', 'passed']);
+  });
+
+  it('the full error goes up when the first line had to be cut before its location', () => {
+    const error = `Expected ${'"a very long value" '.repeat(100)}\nmore`;
+    const r = rec({ error, errorLocation: 'a.ts:1:1', evidence: true });
+    const [item] = aggregate([r], (x) => x.keys.x ?? [], {
+      statusFor: () => 2,
+      rank: (st) => st,
+      comment: (i) => defaultComment(i, 200),
+    });
+    expect(item.comment).toMatch(/\[truncated\]\nat a\.ts:1:1/);
+    expect(item.attachments?.map((a) => a.name)).toEqual(['error.txt']);
+  });
+
   it('top-level test.step statuses only; a record of a failed test knows where its error was thrown', () => {
     const steps = [
       { category: 'hook' },
