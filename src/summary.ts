@@ -28,7 +28,8 @@ export function summaryLine(s: TargetSummary): string {
     const what = [`${up} attachment${up === 1 ? '' : 's'} uploaded`];
     if (files.skipped.length)
       what.push(`${files.skipped.length} skipped: ${files.skipped.slice(0, 3).join(', ')}${files.skipped.length > 3 ? ', …' : ''}`);
-    if (files.failed.length) what.push(`${files.failed.length} not sent`);
+    if (files.failed.length)
+      what.push(`${files.failed.length} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
     parts.push(what.join(', '));
   }
   if (s.link) parts.push(s.link);

@@ -173,9 +173,11 @@ export class PublishRun {
       const complete = records.map((r) => this.ready(r));
       this.journal(complete);
       const done = await this.finishWithin(complete, notRun);
+      // A target with bad settings is journaled for a replay once they are fixed; with nothing mapped to it, nothing waits.
+      for (const d of this.config.invalid) if (!records.some((r) => keysOf(r, d.id).length)) this.outbox?.complete(d.id);
       const left = this.outbox?.finalize();
       for (const s of done) {
-        if (left && s.unsent) s.outbox = left;
+        if (left && (s.unsent || s.attachments?.failed.length)) s.outbox = left;
         // The link is on the service's site: where it has moved permanently, it points to the new place.
         if (s.link) s.link = this.http.rewrite(s.link);
         targets[s.target] = s;

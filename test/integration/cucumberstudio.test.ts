@@ -133,3 +133,19 @@ describe.each(MODES)('both targets (%s)', (mode) => {
     expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 41: ['passed'], 42: ['failed'] });
   });
 });
+
+describe('a target with bad settings and nothing mapped to it (live)', () => {
+  it('leaves no journal behind for it: nothing waits for a replay', async () => {
+    const name = 'zephyr half set';
+    const { ZEPHYR_ACCESS_KEY: _dropped, ...env } = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    void _dropped;
+    const run = await runPlaywright({
+      files: { 'h.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@cs-81' }, () => {});` },
+      env,
+    });
+    expect(run.output).toMatch(/ZEPHYR_ACCESS_KEY/);
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 1, errors: [] });
+    expect(run.summary!.targets.zephyr).toMatchObject({ unsent: 0 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, withHint } from '../../src/http/errors';
 import type { RunSummary } from '../../src/model';
-import { stepSummaryMarkdown } from '../../src/summary';
+import { stepSummaryMarkdown, summaryLine } from '../../src/summary';
 
 describe('GitHub job summary', () => {
   it('a `|` in a cycle name stays inside its cell', () => {
@@ -46,5 +46,26 @@ describe('withHint', () => {
     await expect(withHint(refused(message), 'CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = 9999')).rejects.toThrow(
       new HttpError('CucumberStudio', 'GET', '/x', 404, {}, '', message),
     );
+  });
+});
+
+describe('summary line', () => {
+  it('files not sent say where they are kept and how to send them', () => {
+    const line = summaryLine({
+      target: 'zephyr',
+      label: 'Zephyr Squad',
+      enabled: true,
+      published: 2,
+      countsByStatus: { FAIL: 2 },
+      unmapped: 0,
+      notRun: 0,
+      errors: [],
+      unsent: 0,
+      calls: 9,
+      durationMs: 1,
+      outbox: '/ci/tms-outbox/run-1.jsonl',
+      attachments: { uploaded: 1, present: 0, skipped: [], failed: ['PROJ-1/shot.png'] },
+    });
+    expect(line).toContain('1 not sent (kept in /ci/tms-outbox/run-1.jsonl; run `npx playwright-tms-reporter replay`)');
   });
 });
