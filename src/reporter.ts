@@ -46,7 +46,8 @@ export default class TmsReporter implements Reporter {
         options: this.options,
         env: this.env,
         rootDir,
-        projects: config.projects.map((p) => p.name),
+        // The projects this run runs (`--project` picks some): a project suite per project, under the root.
+        projects: suite.suites.filter((s) => s.allTests().length).map((s) => s.project()?.name ?? s.title),
       });
       this.config = c;
       this.printer = createPrinter(c.secrets, c.debug);

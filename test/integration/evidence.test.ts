@@ -274,3 +274,17 @@ describe('CI metadata and links (live)', () => {
     expect(csRun(sandbox, name).description).toContain('987654');
   });
 });
+
+describe('projects (live)', () => {
+  it('a created cycle names as its environment only the projects that ran (--project)', async () => {
+    const name = 'evidence projects';
+    await runPlaywright({
+      files: { 'p.spec.ts': `import { test } from '@playwright/test';\ntest('p', { tag: '@PROJ-95' }, () => {});` },
+      projects: ['alpha', 'beta'],
+      args: ['--project=alpha'],
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },
+    });
+    const cycle = zephyrCycles(sandbox).find((c) => c.name === name) as unknown as { environment: string };
+    expect(cycle.environment).toBe('alpha');
+  });
+});

@@ -34,6 +34,8 @@ export interface RunOptions {
   nodeOptions?: string;
   /** Playwright's globalTeardown (a file under `files`, e.g. `tests/x.cjs`): it runs after the last test, before any reporter's onEnd. */
   globalTeardown?: string;
+  /** Named projects (none: Playwright's one unnamed project). */
+  projects?: string[];
 }
 
 export interface RunResult {
@@ -104,7 +106,9 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   retries: ${o.retries ?? 0},
   workers: ${o.workers ?? 2},
   fullyParallel: true,
-  reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}
+  reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}${
+    o.projects ? `\n  projects: ${JSON.stringify(o.projects.map((name) => ({ name })))},` : ''
+  }
 }`;
   if (kind === 'cjs') return `module.exports = ${body};\n`;
   return `export default ${body};\n`;
