@@ -59,7 +59,8 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   const printer = createPrinter(config.secrets, config.debug);
   if (positionals[0] || env.PW_TMS_OUTBOX_DIR) {
     const result = await replay(positionals[0] ? path.resolve(positionals[0]) : config.outboxDir, {}, env, printer);
-    return result.unsent > 0 ? 1 : 0;
+    // A folder named on the command line that is not there is a typo, not "nothing to replay".
+    return result.unsent > 0 || (result.missing && positionals[0]) ? 1 : 0;
   }
   // The default folder, and the one earlier versions used while it still holds journals.
   const former = path.resolve(FORMER_OUTBOX_DIR);

@@ -15,6 +15,8 @@ export interface ReplayResult {
   summaries: RunSummary[];
   /** Items still unsent after the replay. */
   unsent: number;
+  /** The folder does not exist (or is not a folder). */
+  missing?: boolean;
 }
 
 /**
@@ -31,6 +33,12 @@ export async function replay(
   definitions: readonly TargetDefinition[] = TARGETS,
   lockOptions?: JournalLockOptions,
 ): Promise<ReplayResult> {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    // No folder: a run that sent everything never made one. A file in its place is a mistake.
+    if (fs.existsSync(dir)) printer.error(`replay: ${dir} is a file, not the outbox folder (outboxDir, PW_TMS_OUTBOX_DIR)`);
+    else printer.info(`nothing to replay in ${dir} (no such folder)`);
+    return { journals: 0, summaries: [], unsent: 0, missing: true };
+  }
   const files = Outbox.list(dir);
   const result: ReplayResult = { journals: files.length, summaries: [], unsent: 0 };
   if (!files.length) {
@@ -57,6 +65,8 @@ export async function replay(
       // Read only now, under the lock: whoever held it may have sent more, or finished and deleted it.
       if (!fs.existsSync(file)) continue;
       const journal = Outbox.parse(file, definitions);
+      if (journal.damaged)
+        printer.error(`${file}: ${journal.damaged} line(s) could not be read (cut short by a killed process, or damaged) and are left out`);
       const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));
       if (!pending.length) {
         // Completed after its run had given up on it (work that went on past publishTimeout).

@@ -56,6 +56,8 @@ export interface Journal {
   runId: string;
   /** When its run began writing it (ISO time; empty for a journal without a head). */
   createdAt: string;
+  /** Lines that could not be read (cut short by a killed process, or damaged since). */
+  damaged: number;
   targets: Record<TargetId, JournalTargetMeta>;
   records: TestRecord[];
   done: Map<TargetId, Map<string, number | string>>;
@@ -207,6 +209,7 @@ export class Outbox {
       file,
       runId: path.basename(file, '.jsonl'),
       createdAt: '',
+      damaged: 0,
       targets: {},
       records: [],
       done: new Map(),
@@ -221,7 +224,8 @@ export class Outbox {
       try {
         line = JSON.parse(text) as Line;
       } catch {
-        continue; // a line cut short by a killed process
+        journal.damaged++; // a line cut short by a killed process
+        continue;
       }
       if (line.t === 'meta')
         Object.assign(journal, {

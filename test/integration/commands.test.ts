@@ -120,3 +120,36 @@ describe('replay with the default outbox', () => {
     expect(journals()).toEqual([]);
   });
 });
+
+describe('replay of what is not an outbox', () => {
+  it('a folder that is not there, or a file, fails the command; a damaged journal line is reported', async () => {
+    const dir = tempDir('replay-odd');
+    const missing = await cli(['replay', path.join(dir, 'typo')], sandbox.env());
+    expect(missing.exitCode).toBe(1);
+    expect(missing.output).toContain('no such folder');
+    const file = path.join(dir, 'notes.txt');
+    fs.writeFileSync(file, 'x');
+    const notAFolder = await cli(['replay', file], sandbox.env());
+    expect(notAFolder.exitCode).toBe(1);
+    expect(notAFolder.output).toContain('is a file, not the outbox folder');
+    expect(notAFolder.output).not.toMatch(/ENOTDIR|\n\s+at /);
+    const outbox = path.join(dir, 'outbox');
+    fs.mkdirSync(outbox);
+    const meta = {
+      t: 'meta',
+      v: 2,
+      runId: 'r',
+      createdAt: new Date().toISOString(),
+      targets: { zephyr: { settings: { projectId: 10000 }, containerName: 'damaged journal' } },
+    };
+    const test = { t: 'test', rec: { testId: 't1', title: 'a', keys: { zephyr: ['PROJ-96'] }, outcome: 'passed', attempts: 1 } };
+    fs.writeFileSync(
+      path.join(outbox, 'run-r.jsonl'),
+      `${JSON.stringify(meta)}\n${JSON.stringify(test)}\n{"t":"test","rec":{"testId":"t2","ti`,
+    );
+    const damaged = await cli(['replay', outbox], sandbox.env());
+    expect(damaged.exitCode, damaged.output).toBe(0);
+    expect(damaged.output).toContain('1 line(s) could not be read');
+    expect(zephyrStatuses(sandbox, 'damaged journal')).toEqual({ 'PROJ-96': 1 });
+  });
+});
