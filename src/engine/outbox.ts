@@ -1,28 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, hash, randomBytes } from 'node:crypto';
+import { redact } from '../http/errors';
 import type { Rewrite } from '../http/redirects';
 import { acquireJournalLock } from '../kit/journal-lock';
 import type { JournalTargetMeta } from '../kit/target';
 import type { PlanItem, TargetId, TestRecord } from '../model';
-import { withExtension } from './uploads';
+import { parseJournal, type DoneItem, type Journal, type JournalLine, type LegacyKeys } from './journal-file';
+import { isText, withExtension } from './uploads';
 
-/** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
-interface V1Meta {
-  projectId: number;
-  versionId?: number;
-  containerName: string;
-  containerId?: string;
-}
-
-/** How a journal's version-1 lines are read: which record field held each target's keys. */
-export interface LegacyKeys {
-  readonly id: string;
-  readonly legacyKeysField?: string;
-}
-
-/** A confirmed item: key, status, and (since v2) the fingerprint of status + comment. */
-export type DoneItem = [key: string, status: number | string, fingerprint?: string];
+export type { DoneItem, Journal, LegacyKeys } from './journal-file';
 
 /** What the service holds for a key: its status, comment and step statuses (a change in either is a change). */
 export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>): string {
@@ -37,35 +24,6 @@ export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>
  */
 const sha1Base64 = (text: string): string =>
   typeof hash === 'function' ? hash('sha1', text, 'base64') : createHash('sha1').update(text).digest('base64');
-
-type Line =
-  | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
-  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Record<TargetId, V1Meta> }
-  | { t: 'test'; rec: TestRecord }
-  | { t: 'container'; target: TargetId; id: string; name: string }
-  | { t: 'done'; target: TargetId; items: DoneItem[] }
-  | { t: 'complete'; target: TargetId }
-  /** A file attached to a key's result (or skipped for good): replay does not send it again. */
-  | { t: 'attached'; target: TargetId; key: string; file: string }
-  /** A permanent redirect learned during the run: replay goes straight to the new place. */
-  | { t: 'redirect'; rule: Rewrite };
-
-/** A journal as read back from disk (by replay). */
-export interface Journal {
-  file: string;
-  runId: string;
-  /** When its run began writing it (ISO time; empty for a journal without a head). */
-  createdAt: string;
-  /** Lines that could not be read (cut short by a killed process, or damaged since). */
-  damaged: number;
-  targets: Record<TargetId, JournalTargetMeta>;
-  records: TestRecord[];
-  done: Map<TargetId, Map<string, number | string>>;
-  complete: Set<TargetId>;
-  redirects: Rewrite[];
-  /** By target: `key \0 fileName` of every file attached (or skipped for good). */
-  attached: Map<TargetId, Set<string>>;
-}
 
 /**
  * Append-only journal of one run: every test record is written (synchronously, so a killed process
@@ -97,14 +55,14 @@ export class Outbox {
     this.opened = file !== undefined && fs.existsSync(file);
   }
 
-  private write(lines: Line[]): void {
+  private write(lines: JournalLine[]): void {
     if (!lines.length || this.removed) return;
     if (!this.opened) {
       fs.mkdirSync(this.dir, { recursive: true });
       // Held until the journal is finalized, or until this process exits when it is kept for replay.
       const lock = acquireJournalLock(this.file);
       if (lock.acquired) this.releaseLock = lock.release;
-      const head: Line = {
+      const head: JournalLine = {
         t: 'meta',
         v: 2,
         runId: path.basename(this.file, '.jsonl'),
@@ -170,16 +128,54 @@ export class Outbox {
    * journal stays locked while this process lives: work abandoned at publishTimeout may still confirm
    * items into it, and a replay must not send them meanwhile.
    */
-  finalize(): string | undefined {
+  finalize(evidence?: { records: readonly TestRecord[]; maxBytes: number; secrets: readonly string[] }): string | undefined {
     if (!this.opened || this.removed) return undefined;
+    const complete = [...this.targets].every((t) => this.completed.has(t));
+    if (!complete && evidence) this.keepFiles(evidence);
     this.release();
-    if ([...this.targets].every((t) => this.completed.has(t))) {
+    if (complete) {
       Outbox.remove(this.file);
       this.removed = true;
       this.releaseLock?.();
       return undefined;
     }
     return this.file;
+  }
+
+  /**
+   * Copies the files the results attach by path (screenshots, traces under `test-results`) beside a journal
+   * kept for replay: Playwright empties its output folder when the next run starts, and the outbox may be
+   * replayed on another machine. Files over the upload limit are not copied (they would not go up).
+   */
+  private keepFiles({
+    records,
+    maxBytes,
+    secrets,
+  }: {
+    records: readonly TestRecord[];
+    maxBytes: number;
+    secrets: readonly string[];
+  }): void {
+    const base = `${this.file.replace(/\.jsonl$/, '')}.files`;
+    const copied = new Set<string>();
+    for (const r of records) {
+      (r.attachments ?? []).forEach((a, i) => {
+        if (!a.path || a.path.startsWith(base + path.sep) || copied.has(a.path)) return;
+        copied.add(a.path);
+        try {
+          if (fs.statSync(a.path).size > maxBytes) return;
+          const dir = path.join(base, `${r.testId}-${i}`.replace(/[^\w.-]+/g, '_').slice(0, 80));
+          fs.mkdirSync(dir, { recursive: true });
+          const to = path.join(dir, path.basename(a.path));
+          // A text file may quote a credential (the error a test threw): the copy does not.
+          if (isText(a.contentType)) fs.writeFileSync(to, redact(fs.readFileSync(a.path, 'utf8'), secrets));
+          else fs.copyFileSync(a.path, to);
+          this.write([{ t: 'file', from: a.path, to: path.relative(path.dirname(this.file), to) }]);
+        } catch {
+          // Gone already: replay says so for this file, as before.
+        }
+      });
+    }
   }
 
   /** Deletes a journal and the attachment files saved beside it. */
@@ -205,75 +201,6 @@ export class Outbox {
 
   /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
   static parse(file: string, legacy: readonly LegacyKeys[]): Journal {
-    const journal: Journal = {
-      file,
-      runId: path.basename(file, '.jsonl'),
-      createdAt: '',
-      damaged: 0,
-      targets: {},
-      records: [],
-      done: new Map(),
-      complete: new Set(),
-      redirects: [],
-      attached: new Map(),
-    };
-    const byTest = new Map<string, TestRecord>();
-    for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
-      if (!text.trim()) continue;
-      let line: Line;
-      try {
-        line = JSON.parse(text) as Line;
-      } catch {
-        journal.damaged++; // a line cut short by a killed process
-        continue;
-      }
-      if (line.t === 'meta')
-        Object.assign(journal, {
-          runId: line.runId,
-          createdAt: line.createdAt,
-          targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets,
-        });
-      else if (line.t === 'test') byTest.set(line.rec.testId, line.rec.keys ? line.rec : fromV1Record(line.rec, legacy));
-      else if (line.t === 'container') {
-        const meta = journal.targets[line.target];
-        if (meta) meta.containerId = line.id;
-      } else if (line.t === 'done') {
-        const m = journal.done.get(line.target) ?? new Map<string, number | string>();
-        // The fingerprint when there is one; journals before it recorded the status only.
-        for (const [key, status, print] of line.items) m.set(key, print ?? status);
-        journal.done.set(line.target, m);
-      } else if (line.t === 'complete') journal.complete.add(line.target);
-      else if (line.t === 'redirect') journal.redirects.push(line.rule);
-      else if (line.t === 'attached') {
-        const set = journal.attached.get(line.target) ?? new Set<string>();
-        set.add(`${line.key}\0${line.file}`);
-        journal.attached.set(line.target, set);
-      }
-    }
-    journal.records = [...byTest.values()];
-    return journal;
+    return parseJournal(file, legacy);
   }
-}
-
-function fromV1Meta(targets: Record<string, V1Meta>): Record<string, JournalTargetMeta> {
-  const out: Record<string, JournalTargetMeta> = {};
-  for (const [id, m] of Object.entries(targets)) {
-    const settings: Record<string, unknown> = {};
-    // v1 wrote projectId 0 for a target whose settings were invalid: nothing to carry over then.
-    if (m.projectId) settings.projectId = m.projectId;
-    if (m.projectId && m.versionId !== undefined) settings.versionId = m.versionId;
-    out[id] = { settings, containerName: m.containerName, containerId: m.containerId };
-  }
-  return out;
-}
-
-function fromV1Record(rec: TestRecord, legacy: readonly LegacyKeys[]): TestRecord {
-  const old = rec as unknown as Record<string, unknown>;
-  const keys: Record<string, string[]> = {};
-  for (const t of legacy) {
-    const v = t.legacyKeysField ? old[t.legacyKeysField] : undefined;
-    if (Array.isArray(v) && v.length) keys[t.id] = v.map(String);
-  }
-  const { testId, title, outcome, error, attempts } = rec;
-  return { testId, title, keys, outcome, error, attempts };
 }

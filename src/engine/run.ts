@@ -98,6 +98,7 @@ export class PublishRun {
           alreadyDone: o.journal?.done.get(definition.id),
           attached: o.journal?.attached.get(definition.id),
           maxAttachmentBytes: config.evidence.maxBytes,
+          secrets: config.secrets,
           replay: !!o.journal,
           endInMs: () => this.estimate?.msLeft() ?? Infinity,
         }),
@@ -175,7 +176,7 @@ export class PublishRun {
       const done = await this.finishWithin(complete, notRun);
       // A target with bad settings is journaled for a replay once they are fixed; with nothing mapped to it, nothing waits.
       for (const d of this.config.invalid) if (!records.some((r) => keysOf(r, d.id).length)) this.outbox?.complete(d.id);
-      const left = this.outbox?.finalize();
+      const left = this.outbox?.finalize({ records: complete, maxBytes: this.config.evidence.maxBytes, secrets: this.config.secrets });
       for (const s of done) {
         if (left && (s.unsent || s.attachments?.failed.length)) s.outbox = left;
         // The link is on the service's site: where it has moved permanently, it points to the new place.

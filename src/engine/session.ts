@@ -21,12 +21,12 @@ export interface SessionOptions {
   alreadyDone?: ReadonlyMap<string, string | number>;
   /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */
   attached?: ReadonlySet<string>;
-  /** attachmentMaxBytes. */
   maxAttachmentBytes: number;
   /** Replay: look before uploading (an earlier process may have sent without journaling). */
   replay: boolean;
   /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
   endInMs?: () => number;
+  secrets?: readonly string[];
 }
 
 /**
@@ -70,6 +70,7 @@ export class TargetSession {
       attached: o.attached,
       check: o.replay,
       onDone: (key, file) => this.o.outbox?.attached(definition.id, key, file),
+      secrets: o.secrets,
     });
   }
 

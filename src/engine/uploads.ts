@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { redact } from '../http/errors';
 import type { Target } from '../kit/target';
 import type { AttachmentRef, PlanItem } from '../model';
 
@@ -24,7 +25,12 @@ export interface UploadQueueOptions {
   check: boolean;
   /** Journals one confirmed (or deliberately skipped) file. */
   onDone(key: string, fileName: string): void;
+  /** The run's credentials: cut from text files (Playwright's error-context.md quotes the error a test threw). */
+  secrets?: readonly string[];
 }
+
+/** Text a person reads (and a credential could be quoted in): markdown, logs, JSON. */
+export const isText = (contentType: string): boolean => /^text\/|json|markdown|xml/i.test(contentType);
 
 /** Files going up at once: two overlap one file's round trip with the other's transfer; each is held in memory. */
 const UPLOADS_AT_ONCE = 2;
@@ -105,6 +111,7 @@ export class UploadQueue {
       } else if (bytes.length > this.o.maxBytes) {
         return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
       }
+      if (this.o.secrets?.length && isText(ref.contentType)) bytes = Buffer.from(redact(bytes.toString('utf8'), this.o.secrets), 'utf8');
       const how = await this.o.target.attach!(item, { fileName, contentType: ref.contentType, bytes }, { check: this.o.check });
       this.tally[how === 'present' ? 'present' : 'uploaded']++;
       this.o.onDone(item.key, fileName);

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
@@ -286,5 +288,32 @@ describe('projects (live)', () => {
     });
     const cycle = zephyrCycles(sandbox).find((c) => c.name === name) as unknown as { environment: string };
     expect(cycle.environment).toBe('alpha');
+  });
+});
+
+describe('evidence kept for replay (live)', () => {
+  it('files attached by path are copied beside a kept journal: replayed from another folder after test-results is gone, each goes up once', async () => {
+    const name = 'evidence moved';
+    const zephyrOnly = Object.fromEntries(Object.entries(envFor(name)).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    sandbox.setFaults('zephyr', { down: true });
+    let run;
+    try {
+      run = await runPlaywright({ files: SUITE, env: { ...zephyrOnly, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    // The next run empties test-results; the outbox travels as a CI artifact to another folder.
+    fs.rmSync(path.join(run.dir, 'test-results'), { recursive: true, force: true });
+    const moved = path.join(run.dir, 'artifact', 'outbox');
+    fs.mkdirSync(path.dirname(moved), { recursive: true });
+    fs.renameSync(run.outboxDir, moved);
+    const replayed = await runReplay(moved, zephyrOnly);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).not.toContain('gone');
+    const files = Object.fromEntries(executionOf(name, 'PROJ-3').attachments.map((a) => [a.fileName, a]));
+    expect(Object.keys(files).sort()).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(files['notes.txt'].sha256).toBe(sha(NOTES));
+    expect(files['shot.png'].sha256).toBe(sha(PNG));
   });
 });

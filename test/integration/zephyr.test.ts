@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { allFileText, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { allFileText, csRun, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
 
 let sandbox: RunningSandbox;
@@ -75,6 +75,22 @@ test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
     expect(comment).toContain('env: [redacted] [redacted] [redacted]');
     const held = JSON.stringify(sandbox.state());
     for (const s of secretsOf(env)) expect(held).not.toContain(s);
+    // Playwright's error-context.md quotes the error: the copy that goes up does not.
+    const zephyr = sandbox.modules.find((m) => m.name === 'zephyr') as unknown as { attachmentBytes(id: string): Buffer };
+    const execution = zephyrCycles(sandbox).find((c) => c.name === name)!.executions[0] as unknown as { attachments: { id: string }[] };
+    expect(execution.attachments.length).toBeGreaterThan(0);
+    // CucumberStudio was up: its copy went during the run, from Playwright's own file.
+    const cs = sandbox.modules.find((m) => m.name === 'cucumberstudio') as unknown as { attachmentBytes(id: number): Buffer };
+    const result = csRun(sandbox, name).snapshots[0].results[0] as unknown as { attachments: { id: number }[] };
+    expect(result.attachments.length).toBeGreaterThan(0);
+    const texts = [
+      ...execution.attachments.map((a) => zephyr.attachmentBytes(a.id).toString('utf8')),
+      ...result.attachments.map((a) => cs.attachmentBytes(a.id).toString('utf8')),
+    ];
+    for (const text of texts) {
+      expect(text).toContain('[redacted]');
+      for (const s of secretsOf(env)) expect(text).not.toContain(s);
+    }
   });
 });
 

@@ -1,0 +1,150 @@
+/**
+ * The outbox journal on disk: its lines, and how replay reads one back (this version or version 1). A journal
+ * moved elsewhere (an outbox replayed on another machine) finds the files beside it where it is now.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Rewrite } from '../http/redirects';
+import type { JournalTargetMeta } from '../kit/target';
+import type { TargetId, TestRecord } from '../model';
+
+/** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
+interface V1Meta {
+  projectId: number;
+  versionId?: number;
+  containerName: string;
+  containerId?: string;
+}
+
+/** How a journal's version-1 lines are read: which record field held each target's keys. */
+export interface LegacyKeys {
+  readonly id: string;
+  readonly legacyKeysField?: string;
+}
+
+/** A confirmed item: key, status, and (since v2) the fingerprint of status + comment. */
+export type DoneItem = [key: string, status: number | string, fingerprint?: string];
+
+/** One line of a journal (one JSON object). */
+export type JournalLine =
+  | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
+  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Record<TargetId, V1Meta> }
+  | { t: 'test'; rec: TestRecord }
+  | { t: 'container'; target: TargetId; id: string; name: string }
+  | { t: 'done'; target: TargetId; items: DoneItem[] }
+  | { t: 'complete'; target: TargetId }
+  /** A file attached to a key's result (or skipped for good): replay does not send it again. */
+  | { t: 'attached'; target: TargetId; key: string; file: string }
+  /** A permanent redirect learned during the run: replay goes straight to the new place. */
+  | { t: 'redirect'; rule: Rewrite }
+  /** A file attached by path, copied beside a kept journal (`to` relative to the journal's folder). */
+  | { t: 'file'; from: string; to: string };
+
+/** A journal as read back from disk (by replay). */
+export interface Journal {
+  file: string;
+  runId: string;
+  /** When its run began writing it (ISO time; empty for a journal without a head). */
+  createdAt: string;
+  /** Lines that could not be read (cut short by a killed process, or damaged since). */
+  damaged: number;
+  /** Targets whose container the run found or made (the others only name what the run was configured with). */
+  containerFound: Set<TargetId>;
+  targets: Record<TargetId, JournalTargetMeta>;
+  records: TestRecord[];
+  done: Map<TargetId, Map<string, number | string>>;
+  complete: Set<TargetId>;
+  redirects: Rewrite[];
+  /** By target: `key \0 fileName` of every file attached (or skipped for good). */
+  attached: Map<TargetId, Set<string>>;
+}
+
+/** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
+export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journal {
+  const journal: Journal = {
+    file,
+    runId: path.basename(file, '.jsonl'),
+    createdAt: '',
+    damaged: 0,
+    containerFound: new Set(),
+    targets: {},
+    records: [],
+    done: new Map(),
+    complete: new Set(),
+    redirects: [],
+    attached: new Map(),
+  };
+  const byTest = new Map<string, TestRecord>();
+  // Files beside the journal are found where the journal is now (an outbox moved, or replayed on another machine).
+  const copies = new Map<string, string>();
+  const filesDir = `${file.replace(/\.jsonl$/, '')}.files`;
+  const marker = `${path.basename(filesDir)}${path.sep}`;
+  const here = (p: string | undefined): string | undefined => {
+    if (!p) return p;
+    const copy = copies.get(p);
+    if (copy) return copy;
+    const at = p.lastIndexOf(marker);
+    return at < 0 ? p : path.join(filesDir, p.slice(at + marker.length));
+  };
+  for (const text of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!text.trim()) continue;
+    let line: JournalLine;
+    try {
+      line = JSON.parse(text) as JournalLine;
+    } catch {
+      journal.damaged++; // a line cut short by a killed process
+      continue;
+    }
+    if (line.t === 'meta')
+      Object.assign(journal, {
+        runId: line.runId,
+        createdAt: line.createdAt,
+        targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets,
+      });
+    else if (line.t === 'test') byTest.set(line.rec.testId, line.rec.keys ? line.rec : fromV1Record(line.rec, legacy));
+    else if (line.t === 'container') {
+      const meta = journal.targets[line.target];
+      if (meta) meta.containerId = line.id;
+      journal.containerFound.add(line.target);
+    } else if (line.t === 'done') {
+      const m = journal.done.get(line.target) ?? new Map<string, number | string>();
+      // The fingerprint when there is one; journals before it recorded the status only.
+      for (const [key, status, print] of line.items) m.set(key, print ?? status);
+      journal.done.set(line.target, m);
+    } else if (line.t === 'complete') journal.complete.add(line.target);
+    else if (line.t === 'redirect') journal.redirects.push(line.rule);
+    else if (line.t === 'file') copies.set(line.from, path.resolve(path.dirname(file), line.to));
+    else if (line.t === 'attached') {
+      const set = journal.attached.get(line.target) ?? new Set<string>();
+      set.add(`${line.key}\0${line.file}`);
+      journal.attached.set(line.target, set);
+    }
+  }
+  journal.records = [...byTest.values()].map((r) =>
+    r.attachments ? { ...r, attachments: r.attachments.map((a) => ({ ...a, path: here(a.path)! })) } : r,
+  );
+  return journal;
+}
+
+function fromV1Meta(targets: Record<string, V1Meta>): Record<string, JournalTargetMeta> {
+  const out: Record<string, JournalTargetMeta> = {};
+  for (const [id, m] of Object.entries(targets)) {
+    const settings: Record<string, unknown> = {};
+    // v1 wrote projectId 0 for a target whose settings were invalid: nothing to carry over then.
+    if (m.projectId) settings.projectId = m.projectId;
+    if (m.projectId && m.versionId !== undefined) settings.versionId = m.versionId;
+    out[id] = { settings, containerName: m.containerName, containerId: m.containerId };
+  }
+  return out;
+}
+
+function fromV1Record(rec: TestRecord, legacy: readonly LegacyKeys[]): TestRecord {
+  const old = rec as unknown as Record<string, unknown>;
+  const keys: Record<string, string[]> = {};
+  for (const t of legacy) {
+    const v = t.legacyKeysField ? old[t.legacyKeysField] : undefined;
+    if (Array.isArray(v) && v.length) keys[t.id] = v.map(String);
+  }
+  const { testId, title, outcome, error, attempts } = rec;
+  return { testId, title, keys, outcome, error, attempts };
+}
