@@ -111,10 +111,17 @@ function configFor(
   definitions: readonly TargetDefinition[],
   printer: Printer,
 ): ResolvedConfig {
+  // A container id the run was configured with but never reached may be the cause being fixed (a wrong
+  // ZEPHYR_CYCLE_ID): an id the environment now gives wins over it. One the run used stays.
+  const now = resolveConfig({ definitions, options, env, only: pending });
   const overrides: Record<string, TargetOverride> = {};
   for (const id of pending) {
     const m = journal.targets[id];
-    overrides[id] = { settings: m.settings, container: { id: m.containerId, name: m.containerName || undefined } };
+    const t = now.targets.find((x) => x.definition.id === id);
+    const envId = t ? t.definition.journalMeta(t.config).containerId : undefined;
+    const fixed = !journal.containerFound.has(id) && envId && envId !== m.containerId ? envId : undefined;
+    if (fixed) printer.info(`${id}: the run never reached container ${m.containerId}; replaying into ${fixed}, as configured now`);
+    overrides[id] = { settings: m.settings, container: { id: fixed ?? m.containerId, name: m.containerName || undefined } };
   }
   const config = resolveConfig({ definitions, options, env, overrides, only: pending });
   for (const p of config.problems) printer.error(p);

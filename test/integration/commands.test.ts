@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { baseEnv, exec, REPO, runPlaywright, tempDir, testSandbox, zephyrStatuses, csRuns } from './harness';
+import { baseEnv, csRuns, exec, outboxFiles, REPO, runPlaywright, runReplay, tempDir, testSandbox, zephyrStatuses } from './harness';
 
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 let sandbox: RunningSandbox;
@@ -151,5 +151,21 @@ describe('replay of what is not an outbox', () => {
     expect(damaged.exitCode, damaged.output).toBe(0);
     expect(damaged.output).toContain('1 line(s) could not be read');
     expect(zephyrStatuses(sandbox, 'damaged journal')).toEqual({ 'PROJ-96': 1 });
+  });
+});
+
+describe('replay after fixing a wrong container id', () => {
+  it('a cycle id the run never reached gives way to the one configured now', async () => {
+    const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    const files = { 'w.spec.ts': `import { test } from '@playwright/test';\ntest('w', { tag: '@PROJ-97' }, () => {});` };
+    const run = await runPlaywright({ files, env: { ...zephyrOnly, ZEPHYR_CYCLE_ID: '00000000-dead-beef-0000-000000000000' } });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 0, unsent: 1 });
+    const created = await cli(['cycle', 'create', '--name', 'the right cycle'], zephyrOnly);
+    const cycleId = created.output.trim().split('\n').pop()!;
+    const replayed = await runReplay(run.outboxDir, { ...zephyrOnly, ZEPHYR_CYCLE_ID: cycleId });
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).toContain(`replaying into ${cycleId}`);
+    expect(zephyrStatuses(sandbox, 'the right cycle')).toEqual({ 'PROJ-97': 1 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 });
