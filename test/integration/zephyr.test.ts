@@ -115,5 +115,9 @@ test('b', { tag: '@PROJ-92' }, () => { ${fail ? "throw new Error('also broken');
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, errors: [], container: { reused: true } });
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-91': 1, 'PROJ-92': 1 });
     expect(execs()['PROJ-91'].comment ?? '').toBe('');
+    // Its own call (the comment cleared) still gives its steps PASS, as the bulk call gives PROJ-92's.
+    const steps = (key: string) => (execs()[key] as unknown as { stepResults: { statusId: number }[] }).stepResults.map((r) => r.statusId);
+    expect(steps('PROJ-91')).toEqual([1, 1, 1]);
+    expect(steps('PROJ-92')).toEqual([1, 1, 1]);
   });
 });

@@ -141,8 +141,7 @@ export class ZephyrTarget implements Target {
       }
     }
     for (const { item, e } of puts) {
-      // Already so in the service (a process killed after sending, before journaling it; replay reads the cycle
-      // afresh): the PUT would change nothing but the execution's history. Step results are absolute: set anyway.
+      // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
       const already = e.statusId === Number(item.status) && e.comment === item.comment;
       work.push(
         (already
@@ -153,6 +152,9 @@ export class ZephyrTarget implements Target {
             e.statusId = Number(item.status);
             e.comment = item.comment;
             if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
+            // A pass that needed a call of its own (a comment written or cleared): its steps PASS, as the bulk call gives the others.
+            else if (this.cfg.stepResults !== 'off' && (item.outcome === 'passed' || item.outcome === 'flaky'))
+              await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), STEP_PASS), this.jobs);
             result.done.push(item);
             onDone?.([item]);
           })
