@@ -76,7 +76,9 @@ export async function replay(
       }
       const config = configFor(journal, pending, options, env, definitions, printer);
       if (!config.targets.length) {
-        printer.error(`${journal.file}: ${pending.join(', ')} not configured in this environment; kept for a later replay`);
+        printer.error(
+          `${journal.file}: ${pending.map((t) => labelOf(definitions, t)).join(', ')} not configured in this environment; kept for a later replay`,
+        );
         result.unsent += journal.records.length;
         continue;
       }
@@ -86,7 +88,7 @@ export async function replay(
       const run = new PublishRun(config, { printer, journal, deps });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
-        for (const e of s.errors) printer.error(`${s.target}: ${e}`);
+        for (const e of s.errors) printer.error(`${s.label ?? s.target}: ${e}`);
         printer.info(summaryLine(s));
         result.unsent += s.unsent;
       }
@@ -120,7 +122,12 @@ function configFor(
     const t = now.targets.find((x) => x.definition.id === id);
     const envId = t ? t.definition.journalMeta(t.config).containerId : undefined;
     const fixed = !journal.containerFound.has(id) && envId && envId !== m.containerId ? envId : undefined;
-    if (fixed) printer.info(`${id}: the run never reached container ${m.containerId}; replaying into ${fixed}, as configured now`);
+    if (fixed) {
+      const d = definitions.find((x) => x.id === id);
+      printer.info(
+        `${d?.label ?? id}: the run never reached ${d?.containerKind ?? 'container'} ${m.containerId}; replaying into ${fixed}, as configured now`,
+      );
+    }
     overrides[id] = { settings: m.settings, container: { id: fixed ?? m.containerId, name: m.containerName || undefined } };
   }
   const config = resolveConfig({ definitions, options, env, overrides, only: pending });
@@ -134,4 +141,8 @@ function ago(ms: number): string {
   if (min < 120) return `${min} min ago`;
   const h = Math.round(min / 60);
   return h < 48 ? `${h} h ago` : `${Math.round(h / 24)} days ago`;
+}
+
+function labelOf(definitions: readonly TargetDefinition[], id: string): string {
+  return definitions.find((d) => d.id === id)?.label ?? id;
 }

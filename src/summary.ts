@@ -5,10 +5,13 @@ import type { RunSummary, TargetSummary } from './model';
 /** `<label>: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
 export function summaryLine(s: TargetSummary): string {
   const label = s.label ?? s.target;
-  const where = s.container
-    ? `${s.container.kind} "${s.container.name ?? ''}"${s.container.id ? ` (id ${s.container.id})` : ''}`
-    : s.dryRun
-      ? 'dry run'
+  const container = s.container
+    ? `${s.container.kind}${s.container.name !== undefined ? ` "${s.container.name}"` : ''}${s.container.id ? ` (id ${s.container.id})` : ''}`
+    : undefined;
+  const where = s.dryRun
+    ? `dry run${container ? ` for ${container}` : ''}`
+    : container
+      ? container
       : s.published || s.unsent || s.errors.length
         ? 'not reached'
         : 'nothing mapped here';

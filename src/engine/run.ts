@@ -265,11 +265,19 @@ export class PublishRun {
       this.o.printer.info(`dry run: ${s.definition.label} ${item.key} -> ${name}${item.comment ? ' (with comment)' : ''}`);
     }
     const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
+    // Where the results would go, as configured (nothing is asked: a name is found or created, an id used).
+    const where = this.config.targets.find((t) => t.definition.id === s.id);
+    const meta = where && s.definition.journalMeta(where.config);
     return {
       target: s.id,
       label: s.definition.label,
       enabled: true,
       dryRun: true,
+      container: meta && {
+        kind: s.definition.containerKind,
+        id: meta.containerId,
+        name: meta.containerId ? undefined : meta.containerName,
+      },
       published: plan.length,
       countsByStatus: counts,
       unmapped,
