@@ -8,6 +8,7 @@
  */
 const path = require('node:path');
 const L = require('./lib');
+const { scaleRateLimitHints } = require('./scaled-hints');
 
 /** Time scale: real ms = scaled ms × S. */
 const S = 30;
@@ -42,32 +43,6 @@ const CLIENT = {
   batchingMaxWaitMs: { zephyr: scaled(3_000), cucumberstudio: scaled(200) },
 };
 
-/**
- * The sandbox answers a 429 with whole seconds ("Please wait for 1 seconds", `Retry-After: 2`): with a
- * 60 s window scaled to 2 s, that rounding alone is worth up to 30 s of real time per 429. The real
- * service rounds real seconds; this makes the scaled sandbox say what it would, scaled: ⌈wait × S⌉ / S
- * (e.g. "Please wait for 0.433 seconds", which the client reads like any hint). Returns an undo.
- */
-function scaleRateLimitHints(sandbox) {
-  /** @type {{ RateLimiter: { prototype: { take: (...args: any[]) => number } } }} */
-  const limits = require(path.join(L.DIST, 'sandbox', 'limits.js'));
-  const proto = limits.RateLimiter.prototype;
-  const take = proto.take;
-  let lastWaitMs = 0;
-  // The core calls take() and then, synchronously, rateLimitResponse(): the exact wait is the last one.
-  proto.take = function (...args) {
-    lastWaitMs = take.apply(this, args);
-    return lastWaitMs;
-  };
-  const undo = [() => (proto.take = take)];
-  for (const m of sandbox.modules) {
-    const original = m.rateLimitResponse;
-    /** @type {any} */ (m).rateLimitResponse = () => original.call(m, +(Math.max(1, Math.ceil((lastWaitMs * S) / 1000)) / S).toFixed(3));
-    undo.push(() => /** @type {any} */ (m.rateLimitResponse = original));
-  }
-  return () => undo.forEach((u) => u());
-}
-
 /** The engine's state of one run's sessions (private fields, read for the report only). */
 function sessionState(run) {
   return /** @type {any} */ (run).sessions.map((s) => ({
@@ -89,7 +64,7 @@ function sessionState(run) {
  */
 async function scenario(log, { service, shards, stream }) {
   const sandbox = await L.startSandbox({ port: 0, ...SANDBOX });
-  const undoHints = scaleRateLimitHints(sandbox);
+  const undoHints = scaleRateLimitHints(sandbox, S);
   try {
     const env = L.pick(sandbox.env(), service === 'zephyr' ? 'ZEPHYR_' : 'CUCUMBERSTUDIO_');
     const name = `bench tail ${service} ${shards} ${stream ? 'stream' : 'end'}`;

@@ -1,8 +1,9 @@
 /**
  * The end of the run, seen from before it: when it will come (`EndEstimate`) and how far it is
- * (`EndProgress`); and what the summary says of results it could not send.
+ * (`EndProgress`); and what the summary says of what it sent, could not send, and read back.
  */
-import type { PublishResult } from '../kit/target';
+import type { PublishResult, StatusTable } from '../kit/target';
+import type { PlanItem, TargetSummary, VerifyReport } from '../model';
 
 /** Tests finished before the pace is trusted: the first ones include the workers' start. */
 const MIN_FINISHED = 5;
@@ -61,4 +62,20 @@ export function notSentLines(failed: PublishResult['failed']): string[] {
   return [...keysBy].map(([reason, keys]) =>
     keys.length > 1 ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}` : reason,
   );
+}
+
+/** The results the service confirmed, counted by status name. */
+export function countSent(summary: TargetSummary, sent: readonly PlanItem[], statuses: StatusTable): void {
+  summary.published = sent.length;
+  for (const item of sent) {
+    const name = statuses.name(item.status);
+    summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
+  }
+}
+
+/** The read-back check: its report, and an error line when it failed or could not be made. */
+export function addReadBack(summary: TargetSummary, read: { verify: VerifyReport } | { error: Error }): void {
+  if ('error' in read) return void summary.errors.push(`read-back check failed: ${read.error?.message}`);
+  summary.verify = read.verify;
+  if (!read.verify.ok) summary.errors.push(`read-back check failed: ${read.verify.details.join('; ')}`);
 }

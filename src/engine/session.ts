@@ -3,7 +3,7 @@ import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import { fingerprint, type DoneItem, type Outbox } from './outbox';
-import { notSentLines, type EndProgress, type EndStage } from './end-of-run';
+import { addReadBack, countSent, notSentLines, type EndProgress, type EndStage } from './end-of-run';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -168,10 +168,14 @@ export class TargetSession {
   private async begin(knownKeys: readonly string[], followerWaitMs = 0): Promise<{ container: ContainerInfo; statuses: StatusTable }> {
     const statuses = await this.target.resolveStatuses('service');
     if (!this.warnings.length) {
-      this.warnings = statuses.warnings;
+      this.warnings = [...statuses.warnings];
       for (const w of statuses.warnings) this.o.log.error(w);
     }
     const container = await this.target.begin({ knownKeys, followerWaitMs });
+    if (container.warning && !this.warnings.includes(container.warning)) {
+      this.warnings.push(container.warning);
+      this.o.log.error(`${this.definition.label}: ${container.warning}`);
+    }
     this.o.outbox?.container(this.id, container.id, container.name);
     return { container, statuses };
   }
@@ -284,19 +288,10 @@ export class TargetSession {
     if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
     if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
     if (summary.unsent === 0 && !files.failed.length) this.o.outbox?.complete(this.id);
-    summary.published = sent.length;
-    for (const item of sent) {
-      const name = statuses.name(item.status);
-      summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
-    }
+    countSent(summary, sent, statuses);
     if (readBack) {
       this.endStage = 'read-back';
-      const read = await readBack;
-      if ('error' in read) summary.errors.push(`read-back check failed: ${read.error?.message}`);
-      else {
-        summary.verify = read.verify;
-        if (!read.verify.ok) summary.errors.push(`read-back check failed: ${read.verify.details.join('; ')}`);
-      }
+      addReadBack(summary, await readBack);
     }
   }
 }

@@ -15,6 +15,8 @@ export interface ContainerInfo {
   id: string;
   name: string;
   reused: boolean;
+  /** Something about the container the user should know (said once, and in the summary), e.g. it is archived. */
+  warning?: string;
 }
 
 export interface PublishResult {

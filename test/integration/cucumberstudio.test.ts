@@ -77,6 +77,27 @@ describe.each(MODES)('CucumberStudio reuse (%s)', (mode) => {
     expect(byId.summary!.targets.cucumberstudio).toMatchObject({ published: 1, errors: [], container: { id: String(r.id) } });
     expect(csRun(sandbox, name).scenarioIds.sort()).toEqual([21, 22, 23, 24]);
     expect(csRuns(sandbox, name)).toHaveLength(1);
+
+    // An archived run given by id: published into (the service takes it), with one line that says so.
+    const e = sandbox.env();
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const archived = await fetch(`${e.CUCUMBERSTUDIO_BASE_URL}/api/projects/1/test_runs/archive?older_than=${tomorrow}`, {
+      method: 'POST',
+      headers: {
+        uid: e.CUCUMBERSTUDIO_UID!,
+        'access-token': e.CUCUMBERSTUDIO_ACCESS_TOKEN!,
+        client: e.CUCUMBERSTUDIO_CLIENT!,
+        accept: 'application/vnd.api+json; version=1',
+      },
+    });
+    expect(archived.status).toBe(200);
+    const intoArchived = await runPlaywright({ files: files([24]), env: { ...e, CUCUMBERSTUDIO_TEST_RUN_ID: String(r.id) }, mode });
+    expect(intoArchived.output).toContain(`CucumberStudio: test run ${r.id} is archived; its results go there all the same`);
+    expect(intoArchived.summary!.targets.cucumberstudio).toMatchObject({
+      published: 1,
+      errors: [],
+      warnings: [expect.stringContaining('archived')],
+    });
   });
 });
 

@@ -88,7 +88,11 @@ export class CucumberStudioTarget implements Target {
       const run = asArray(
         (await withHint(this.client.getRun(runId), `CUCUMBERSTUDIO_TEST_RUN_ID (cucumberstudio.testRunId) = ${runId}`)).data,
       )[0];
-      this.run.set({ id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true });
+      // The service takes results into an archived run, but nobody looks there: said, not refused.
+      const warning = run?.attributes?.archived
+        ? `test run ${runId} is archived; its results go there all the same (CUCUMBERSTUDIO_TEST_RUN_ID, cucumberstudio.testRunId)`
+        : undefined;
+      this.run.set({ id: String(runId), name: String(run?.attributes?.name ?? runId), reused: true, warning });
     } else {
       this.run.set(await this.lifecycle.findOrCreate(this.cfg.testRunName, known, followerWaitMs));
     }

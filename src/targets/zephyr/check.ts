@@ -2,13 +2,12 @@ import { withHint } from '../../http/errors';
 import { checkStep, type CheckLine } from '../../kit/target';
 import type { ZephyrClient, ZephyrCycle, ZephyrStatus } from './client';
 import { PROJECT_HINT, type ZephyrConfig } from './config';
-import { BUILT_IN_STATUSES, resolveStatusMap } from './statuses';
+import { resolveStatusMap, statusName } from './statuses';
 
 /** The `check` command for Zephyr: read-only, one line per setting, stops where later checks depend on a failed one. */
 export async function checkZephyr(cfg: ZephyrConfig, client: ZephyrClient): Promise<CheckLine[]> {
   const lines: CheckLine[] = [];
   let statuses: ZephyrStatus[] = [];
-  const statusName = (id: number | string) => [...statuses, ...BUILT_IN_STATUSES].find((s) => s.id === Number(id))?.name ?? String(id);
   const { projectId, versionId, cycleId, cycleName } = cfg;
   const signed = await checkStep(lines, async () => {
     statuses = await client.statuses();
@@ -21,7 +20,7 @@ export async function checkZephyr(cfg: ZephyrConfig, client: ZephyrClient): Prom
     lines.push({
       ok: true,
       text: `statuses: ${Object.entries(byOutcome)
-        .map(([o, id]) => `${o} → ${statusName(id)}`)
+        .map(([o, id]) => `${o} → ${statusName(statuses, id)}`)
         .join(', ')}`,
     });
   let cycles: ZephyrCycle[] = [];

@@ -16,7 +16,7 @@ import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
 import { PROJECT_HINT, type ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
-import { BUILT_IN_STATUSES, resolveStatusMap, UNEXECUTED, zephyrRank } from './statuses';
+import { BUILT_IN_STATUSES, resolveStatusMap, statusName, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
 import { ExecutionEvidence, STEP_PASS } from './evidence';
@@ -64,7 +64,7 @@ export class ZephyrTarget implements Target {
     if (mapped && mode === 'service') this.statuses = await this.client.statuses();
     const known = mode === 'service' && mapped ? this.statuses : BUILT_IN_STATUSES;
     const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, known, mode === 'offline');
-    return { byOutcome, warnings, name: (s) => this.statusName(s) };
+    return { byOutcome, warnings, name: (s) => statusName(this.statuses, s) };
   }
 
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
@@ -196,7 +196,7 @@ export class ZephyrTarget implements Target {
     const total = Number(c.totalExecutions ?? NaN);
     if (!Number.isNaN(total) && total < sent.length) details.push(`cycle holds ${total} executions, ${sent.length} were published`);
     for (const [statusId, count] of expected) {
-      const name = this.statusName(statusId);
+      const name = statusName(this.statuses, statusId);
       const summary = (c.executionSummaries ?? []).find((s) => s.executionStatusId === statusId || s.executionStatusName === name);
       const actual = Number(summary?.count ?? 0);
       if (actual < count) details.push(`${name}: cycle shows ${actual}, expected at least ${count}`);
@@ -232,12 +232,6 @@ export class ZephyrTarget implements Target {
   /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
   private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
     return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
-  }
-
-  private statusName(status: number | string): string {
-    // Looked up per result in the summary: no combined list copied for each (10,000 copies at the end of a large run).
-    const id = Number(status);
-    return (this.statuses.find((s) => s.id === id) ?? BUILT_IN_STATUSES.find((s) => s.id === id))?.name ?? String(status);
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */

@@ -26,6 +26,12 @@ export const BUILT_IN_STATUSES: ReadonlyArray<{ id: number; name: string }> = [
   { id: 4, name: 'BLOCKED' },
 ];
 
+/** A status id's name: the tenant's statuses first, then the built-in ones (no list copied per lookup). */
+export function statusName(tenant: ReadonlyArray<{ id: number; name: string }>, status: number | string): string {
+  const id = Number(status);
+  return (tenant.find((s) => s.id === id) ?? BUILT_IN_STATUSES.find((s) => s.id === id))?.name ?? String(status);
+}
+
 /**
  * Resolves the user's statusMap (ids or names, tenant custom statuses included) against the
  * statuses the service returned. Unknown entries fall back to the default row, with a warning.
