@@ -159,10 +159,15 @@ const EXTENSIONS: Record<string, string> = {
   'text/html': '.html',
 };
 
+/** Longest name sent (extension included): services and file systems cap names near 255. */
+const MAX_NAME = 120;
+
 /** A file name for an attachment: its name, made safe, with the extension of its file or else of its type. */
 export function withExtension(name: string, contentType: string, fileExtension?: string): string {
   const safe = name.replace(/[^\w.-]+/g, '_') || 'attachment';
-  if (path.extname(safe)) return safe;
-  const ext = fileExtension || EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()];
-  return ext ? `${safe}${ext}` : safe;
+  const own = path.extname(safe);
+  const ext = own || fileExtension || EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()] || '';
+  const stem = own ? safe.slice(0, -own.length) : safe;
+  // A long name keeps its start and its extension (a test title used as the name can run to hundreds of characters).
+  return `${stem.slice(0, Math.max(1, MAX_NAME - ext.length))}${ext.slice(0, MAX_NAME)}`;
 }

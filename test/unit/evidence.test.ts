@@ -163,6 +163,10 @@ describe('upload names', () => {
     expect(withExtension('trace', 'application/zip')).toBe('trace.zip');
     expect(withExtension('a b/c', 'text/plain')).toBe('a_b_c.txt');
     expect(withExtension('blob', 'application/x-unknown')).toBe('blob');
+    // Long names are cut to 120 characters, extension kept.
+    expect(withExtension(`${'x'.repeat(400)}.png`, 'image/png')).toBe(`${'x'.repeat(116)}.png`);
+    expect(withExtension('y'.repeat(400), 'application/zip')).toBe(`${'y'.repeat(116)}.zip`);
+    expect(withExtension('.hidden', 'text/plain')).toBe('.hidden.txt');
   });
 });
 
