@@ -6,6 +6,7 @@ import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
 import type { Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
+import { dryRun } from './dry-run';
 import { EndEstimate } from './end-of-run';
 import { TargetSession } from './session';
 
@@ -169,7 +170,10 @@ export class PublishRun {
   async finish(records: readonly TestRecord[], notRun: number): Promise<RunSummary> {
     const targets: RunSummary['targets'] = {};
     if (this.config.dryRun) {
-      for (const s of this.sessions) targets[s.id] = await this.dryRun(s, records, notRun);
+      for (const s of this.sessions) {
+        const where = this.config.targets.find((t) => t.definition.id === s.id);
+        targets[s.id] = await dryRun(s, where && s.definition.journalMeta(where.config), records, notRun, this.o.printer);
+      }
     } else {
       const complete = records.map((r) => this.ready(r));
       this.journal(complete);
@@ -251,42 +255,6 @@ export class PublishRun {
       return `${head}${left}`;
     });
     this.o.printer.info(`publishing: ${parts.join('; ')}`);
-  }
-
-  /** Maps and prints; statuses are resolved offline, so nothing is sent. */
-  private async dryRun(s: TargetSession, records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
-    const statuses = await s.target.resolveStatuses('offline');
-    for (const w of statuses.warnings) this.o.printer.error(w);
-    const plan = s.target.plan(records, statuses);
-    const counts: Record<string, number> = {};
-    for (const item of plan) {
-      const name = statuses.name(item.status);
-      counts[name] = (counts[name] ?? 0) + 1;
-      this.o.printer.info(`dry run: ${s.definition.label} ${item.key} -> ${name}${item.comment ? ' (with comment)' : ''}`);
-    }
-    const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
-    // Where the results would go, as configured (nothing is asked: a name is found or created, an id used).
-    const where = this.config.targets.find((t) => t.definition.id === s.id);
-    const meta = where && s.definition.journalMeta(where.config);
-    return {
-      target: s.id,
-      label: s.definition.label,
-      enabled: true,
-      dryRun: true,
-      container: meta && {
-        kind: s.definition.containerKind,
-        id: meta.containerId,
-        name: meta.containerId ? undefined : meta.containerName,
-      },
-      published: plan.length,
-      countsByStatus: counts,
-      unmapped,
-      notRun,
-      errors: [],
-      unsent: 0,
-      calls: 0,
-      durationMs: 0,
-    };
   }
 }
 
