@@ -40,6 +40,8 @@ export interface AttachmentRef {
   contentType: string;
   /** Absolute path of the file (a body attachment is written next to the journal before it is journaled). */
   path?: string;
+  /** Where the run found the file, when replay finds it elsewhere (a copy, a moved outbox): upload names derive from it. */
+  origin?: string;
   /** Only between Playwright and the engine: an in-memory body, never journaled. */
   body?: Buffer;
 }

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
-import type { TargetId, TestRecord } from '../model';
+import type { AttachmentRef, TargetId, TestRecord } from '../model';
 
 /** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
 interface V1Meta {
@@ -120,9 +120,11 @@ export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journ
       journal.attached.set(line.target, set);
     }
   }
-  journal.records = [...byTest.values()].map((r) =>
-    r.attachments ? { ...r, attachments: r.attachments.map((a) => ({ ...a, path: here(a.path)! })) } : r,
-  );
+  const moved = (a: AttachmentRef): AttachmentRef => {
+    const now = here(a.path);
+    return now === a.path ? a : { ...a, path: now, origin: a.origin ?? a.path };
+  };
+  journal.records = [...byTest.values()].map((r) => (r.attachments ? { ...r, attachments: r.attachments.map(moved) } : r));
   return journal;
 }
 

@@ -140,8 +140,9 @@ export function uploadNames(files: readonly AttachmentRef[]): Array<{ ref: Attac
   return files.map((ref, i) => {
     const b = base[i];
     if ((counts.get(b) ?? 0) < 2) return { ref, fileName: b };
+    // Of where the run found the file: a replay that reads a copy, or a moved outbox, gives the same name.
     const hash = createHash('sha1')
-      .update(ref.path ?? ref.name)
+      .update(ref.origin ?? ref.path ?? ref.name)
       .digest('hex')
       .slice(0, 6);
     return { ref, fileName: `${hash}-${b}` };

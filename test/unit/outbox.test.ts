@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Outbox } from '../../src/engine/outbox';
+import { uploadNames } from '../../src/engine/uploads';
 import { TARGETS } from '../../src/targets';
 
 const dirs: string[] = [];
@@ -67,5 +68,38 @@ describe('outbox journal', () => {
     box.complete('other');
     expect(box.finalize()).toBeUndefined();
     expect(fs.existsSync(box.file)).toBe(false);
+  });
+
+  it('upload names of files with the same name stay the same when replay reads their copies from a moved outbox', () => {
+    const work = tmp();
+    const shot = (slug: string) => {
+      const f = path.join(work, 'test-results', slug, 'screenshot.png');
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, slug);
+      return { name: 'screenshot', contentType: 'image/png', path: f };
+    };
+    const attachments = [shot('a-chromium'), shot('b-chromium'), { name: 'log', contentType: 'text/plain', body: Buffer.from('x') }];
+    const box = new Outbox(path.join(work, 'tms-outbox'), { zephyr: { settings: {}, containerName: 'N' } });
+    const body = box.saveBody('t1', 2, 'screenshot', 'image/png', Buffer.from('y'));
+    const rec = {
+      testId: 't1',
+      title: 't',
+      keys: { zephyr: ['P-1'] },
+      outcome: 'failed' as const,
+      attempts: 1,
+      attachments: [attachments[0], attachments[1], { name: 'screenshot', contentType: 'image/png', path: body }],
+    };
+    box.appendTests([rec]);
+    const live = uploadNames(rec.attachments).map((n) => n.fileName);
+    expect(new Set(live).size).toBe(3); // same name: told apart by a hash of where the file is
+    expect(box.finalize({ records: [rec], maxBytes: 1e6, secrets: [] })).toBe(box.file);
+    // The outbox goes elsewhere (a CI artifact), the run's test-results are gone.
+    const elsewhere = path.join(tmp(), 'artifact');
+    fs.cpSync(path.join(work, 'tms-outbox'), elsewhere, { recursive: true });
+    fs.rmSync(work, { recursive: true, force: true });
+    const [j] = Outbox.load(elsewhere, TARGETS);
+    const refs = j.records[0].attachments!;
+    for (const r of refs) expect(fs.existsSync(r.path!), r.path).toBe(true);
+    expect(uploadNames(refs).map((n) => n.fileName)).toEqual(live);
   });
 });
