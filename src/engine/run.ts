@@ -8,6 +8,7 @@ import type { Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
 import { EndEstimate } from './end-of-run';
+import { isText } from './uploads';
 import { TargetSession } from './session';
 
 /** How long a non-leader shard waits for shard 1's cycle / run (shard 1 may have no tests at all). */
@@ -137,7 +138,10 @@ export class PublishRun {
    */
   private ready(record: TestRecord): TestRecord {
     const r = this.withFilesOnly(record);
-    return r.error ? { ...r, error: redact(r.error, this.config.secrets) } : r;
+    const secrets = this.config.secrets;
+    // The title too: a test may be named after a value it reads from the environment.
+    const [title, error] = [redact(r.title, secrets), r.error && redact(r.error, secrets)];
+    return title === r.title && error === r.error ? r : { ...r, title, error };
   }
 
   /** Attachments given as bodies are written to files first: the journal and the uploads read paths. */
@@ -146,7 +150,9 @@ export class PublishRun {
     const attachments = record.attachments.flatMap((a, i) => {
       if (!a.body) return [a];
       if (!this.outbox) return [];
-      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.contentType, a.body) }];
+      // A text body may quote a credential (a test that logs its environment): the file never holds it.
+      const body = isText(a.contentType) ? Buffer.from(redact(a.body.toString('utf8'), this.config.secrets), 'utf8') : a.body;
+      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.contentType, body) }];
     });
     return { ...record, attachments };
   }

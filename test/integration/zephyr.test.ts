@@ -46,7 +46,7 @@ describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
 });
 
 describe.each(MODES)('credentials in a test error (%s)', (mode) => {
-  it("a test that prints the run's own credentials: they reach neither the services nor the journal", async () => {
+  it("a test that prints the run's own credentials (in its title, error and a text attachment): they reach neither the services nor the outbox", async () => {
     const name = `printed secrets ${mode}`;
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
     // The service stays down for the run, so that the journal is kept and can be read (3 s: no need to wait out its retries).
@@ -56,7 +56,8 @@ describe.each(MODES)('credentials in a test error (%s)', (mode) => {
       run = await runPlaywright({
         files: {
           's.spec.ts': `import { test } from '@playwright/test';
-test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
+test('prints its env ' + process.env.ZEPHYR_SECRET_KEY, { tag: ['@PROJ-61', '@cs-61'] }, async () => {
+  await test.info().attach('env-log', { body: 'token ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN, contentType: 'text/plain' });
   throw new Error('env: ' + process.env.ZEPHYR_SECRET_KEY + ' ' + process.env.ZEPHYR_ACCESS_KEY + ' ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN);
 });`,
         },
@@ -68,7 +69,8 @@ test('prints its env', { tag: ['@PROJ-61', '@cs-61'] }, () => {
     }
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
     const journaled = allFileText(run.outboxDir);
-    expect(journaled).toContain('[redacted]');
+    expect(journaled).toContain('token [redacted]'); // the attachment's body, saved beside the journal
+    expect(journaled).toContain('prints its env [redacted]');
     for (const s of secretsOf(env)) expect(journaled).not.toContain(s);
     expect((await runReplay(run.outboxDir, env)).exitCode).toBe(0);
     const comment = zephyrCycles(sandbox).find((c) => c.name === name)!.executions[0].comment;
