@@ -172,8 +172,10 @@ export function recordOf(
   test: TestLike,
   sources: readonly KeySource[],
   evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' },
+  /** Its last attempt began and never ended (stopped by the run's globalTimeout): interrupted, like a run stopped by Ctrl+C. */
+  cutShort = false,
 ): TestRecord | null {
-  const outcome = outcomeOf(test);
+  const outcome = cutShort ? 'interrupted' : outcomeOf(test);
   if (!outcome) return null;
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
   const path = test.titlePath().filter(Boolean);

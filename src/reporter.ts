@@ -21,6 +21,8 @@ export default class TmsReporter implements Reporter {
   private run?: PublishRun;
   private suite?: Suite;
   private readonly env: NodeJS.ProcessEnv;
+  /** Attempts Playwright ended; one it began and never ended was cut short (the run's globalTimeout). */
+  private readonly ended = new WeakSet<TestResult>();
 
   constructor(
     private readonly options: TmsReporterOptions = {},
@@ -69,6 +71,7 @@ export default class TmsReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     this.guard('onTestEnd', () => {
+      this.ended.add(result);
       if (!this.run || !isFinalAttempt(test, result)) return;
       const record = recordOf(test, this.definitions, this.config?.evidence);
       if (record) this.run.record(record);
@@ -81,7 +84,8 @@ export default class TmsReporter implements Reporter {
     try {
       const tests = this.suite.allTests();
       const evidence = this.config.evidence;
-      const records = tests.map((t) => recordOf(t, this.definitions, evidence)).filter((r): r is TestRecord => r !== null);
+      const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
+      const records = tests.map((t) => recordOf(t, this.definitions, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
       summary = await this.run.finish(records, tests.length - records.length);
       this.report(summary);
     } catch (error) {

@@ -14,7 +14,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RunSummary } from '../../src/model';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { csRun, outboxFiles, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { csRun, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';
 
 let sandbox: RunningSandbox;
@@ -283,3 +283,28 @@ function doneInJournal(outboxDir: string, target: string): string[] {
 function recordedBy(outcomes: Record<string, string>): Record<string, string[]> {
   return Object.fromEntries(Object.entries(outcomes).map(([t, o]) => [t, o === 'never ran' ? [] : [o]]));
 }
+
+describe.each(MODES)('globalTimeout mid-run (%s)', (mode) => {
+  it('the test it cuts short is interrupted (BLOCKED, worst over its key), not skipped; a test it never started is not invented', async () => {
+    const name = `global timeout ${mode}`;
+    const run = await runPlaywright({
+      files: {
+        'g.spec.ts': `import { test } from '@playwright/test';
+test('passes', { tag: ['@PROJ-71', '@cs-71'] }, () => {});
+test('hangs', { tag: ['@PROJ-71', '@cs-71', '@PROJ-72'] }, async () => { await new Promise((r) => setTimeout(r, 120_000)); });
+test('never starts', { tag: '@PROJ-73' }, () => {});`,
+      },
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name },
+      workers: 1,
+      // Long enough for the worker to start the first tests on a loaded machine; the hanging one never ends.
+      args: ['--global-timeout=8000'],
+      mode,
+    });
+    if (mode === 'live') expect(run.exitCode, run.output).not.toBe(0);
+    const { zephyr, cs } = held(name);
+    // PROJ-73 was added to the cycle before the tests ran; it keeps no status of its own.
+    expect(zephyr).toEqual({ 'PROJ-71': [BLOCKED, 1], 'PROJ-72': [BLOCKED, 1], 'PROJ-73': [UNEXECUTED, 0] });
+    expect(cs).toEqual({ 71: ['blocked'] });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, notRun: 1, errors: [] });
+  });
+});
