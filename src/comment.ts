@@ -16,7 +16,7 @@ export function stripAnsi(text: string): string {
 }
 
 /** The first `n` UTF-16 units of `text`, never half of a surrogate pair (an emoji cut in two is not text). */
-function head(text: string, n: number): string {
+export function head(text: string, n: number): string {
   const cut = text.slice(0, Math.max(0, n));
   const last = cut.charCodeAt(cut.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;

@@ -71,8 +71,13 @@ describe('zephyr sandbox settings: retryAfter', () => {
     expect(h.sandbox.log()[0].waitSeconds).toBeUndefined();
   });
 
-  it("defaults to 'none' (production today); retryAfterHeader: true still means 'seconds'", async () => {
-    expect((await start()).module.settings()).toEqual({ retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed' });
+  it("defaults to 'none' (a client must read the text); retryAfterHeader: true still means 'seconds'", async () => {
+    expect((await start()).module.settings()).toEqual({
+      retryAfter: 'none',
+      jobTokenStyle: 'text',
+      zql: 'indexed',
+      addTestsMessage: 'json',
+    });
     const legacy = await start({ retryAfterHeader: true });
     expect(legacy.module.settings().retryAfter).toBe('seconds');
     expect((await limitedAnswer(legacy)).headers.get('retry-after')).toBe('3');
@@ -137,9 +142,12 @@ describe('zephyr sandbox settings: changed at run time', () => {
       retryAfter: 'zero',
       jobTokenStyle: 'json-string',
       zql: 'indexed',
+      addTestsMessage: 'json',
     });
     h.sandbox.reset();
-    expect(h.sandbox.settings()).toEqual({ zephyr: { retryAfter: 'zero', jobTokenStyle: 'json-string', zql: 'indexed' } });
+    expect(h.sandbox.settings()).toEqual({
+      zephyr: { retryAfter: 'zero', jobTokenStyle: 'json-string', zql: 'indexed', addTestsMessage: 'json' },
+    });
     expect((await limitedAnswer(h)).headers.get('retry-after')).toBe('0');
   });
 
@@ -149,7 +157,7 @@ describe('zephyr sandbox settings: changed at run time', () => {
       "zephyr sandbox: retryAfter must be one of 'none', 'zero', 'seconds', got \"later\"",
     );
     expect(() => h.module.configure({ retryAfterSeconds: 3 } as never)).toThrow(/unknown setting "retryAfterSeconds"/);
-    expect(h.module.settings()).toEqual({ retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed' });
+    expect(h.module.settings()).toEqual({ retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed', addTestsMessage: 'json' });
     expect(() => createZephyrModule({ jobTokenStyle: 'xml' as never })).toThrow(/jobTokenStyle must be one of/);
   });
 
@@ -158,12 +166,12 @@ describe('zephyr sandbox settings: changed at run time', () => {
     const post = (body: unknown) => fetch(`${h.sandbox.origin}/__sandbox/settings`, { method: 'POST', body: JSON.stringify(body) });
     const ok = await post({ zephyr: { jobTokenStyle: 'object' } });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed' } });
+    expect(await ok.json()).toEqual({ zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json' } });
     const bad = await post({ zephyr: { retryAfter: 5 } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/retryAfter must be one of/);
     expect(await (await fetch(`${h.sandbox.origin}/__sandbox/settings`)).json()).toEqual({
-      zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed' },
+      zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json' },
     });
   });
 });

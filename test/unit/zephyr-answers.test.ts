@@ -3,7 +3,7 @@ import type { HttpRequest, HttpResponse, HttpSend } from '../../src/http/client'
 import { BadResponseError, HttpError } from '../../src/http/errors';
 import { RequestLane } from '../../src/kit/lane';
 import { isAdHocCycle, ZephyrClient } from '../../src/targets/zephyr/client';
-import { jobDone, jobFailed, normalizeJobProgress, parseJobToken, waitForJob } from '../../src/targets/zephyr/jobs';
+import { jobDone, jobFailed, normalizeJobProgress, parseAddJobMessage, parseJobToken, waitForJob } from '../../src/targets/zephyr/jobs';
 
 const creds = {
   baseUrl: 'https://zephyr.test/connect',
@@ -182,5 +182,16 @@ describe('error messages', () => {
     );
     expect((await failure(zephyr({ text: '' }).client.statuses()))?.message).toMatch(/empty body \(HTTP 200\) where JSON was expected/);
     expect((await failure(zephyr({ text: '<html></html>' }).client.statuses()))?.message).toMatch(/an HTML page \(HTTP 200\)/);
+  });
+});
+
+describe('add-tests job message (wording not established: it only words a rejection)', () => {
+  it('names the keys said to be invalid or not found, not the ones in a later sentence', () => {
+    expect(parseAddJobMessage('{"added":1,"existing":0,"invalid":["P-9"]}')).toEqual(['P-9']);
+    expect(parseAddJobMessage('2 test(s) added. 1 test(s) were invalid: P-9, P-10. Existing tests: P-3')).toEqual(['P-9', 'P-10']);
+    expect(parseAddJobMessage('0 test(s) were invalid. Existing tests: P-3')).toEqual([]);
+    expect(parseAddJobMessage('Issues not found: P-7')).toEqual(['P-7']);
+    expect(parseAddJobMessage('')).toEqual([]);
+    expect(parseAddJobMessage(undefined)).toEqual([]);
   });
 });

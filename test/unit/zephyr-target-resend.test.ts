@@ -96,3 +96,16 @@ it('detailed step results still go out when the PUT is skipped (the kill may hav
   expect(puts()).toBe(before);
   expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
 });
+
+it('an attachment of a test whose title has an emoji where the upload comment is cut still goes up', async () => {
+  const name = 'emoji title';
+  const target = await freshTarget(name, ['PROJ-3']);
+  const statuses = await target.resolveStatuses('service');
+  // The emoji's two UTF-16 units straddle the 200th: cut in half, the comment could not be percent-encoded.
+  const [item] = target.plan([{ ...record('PROJ-3', 'failed', 'boom'), title: `${'t'.repeat(199)}😀 and more` }], statuses);
+  expect((await target.publish([item])).done).toHaveLength(1);
+  const file = { fileName: 'error.txt', contentType: 'text/plain', bytes: Buffer.from('boom') };
+  expect(await target.attach(item, file, { check: false })).toBe('uploaded');
+  const [attachment] = cycleState(name)[0].attachments;
+  expect(attachment).toMatchObject({ fileName: 'error.txt', comment: 't'.repeat(199) });
+});

@@ -72,6 +72,23 @@ describe('a shard in a shared cycle', () => {
     expect(failedIn('big')).toEqual(mine.sort());
   });
 
+  it("a key the add-tests job's message names among existing tests is found and published (the wording is not relied on)", async () => {
+    sandbox.configure('zephyr', { addTestsMessage: 'text' });
+    await shard('worded', keys(1, 880));
+    // 50 keys and PROJ-500 map late (run-time annotations): they are added then, ZQL reads the 50 new ones, and
+    // PROJ-500 is in the cycle already, not on the listing's first page: "… 0 test(s) were invalid. Existing tests: PROJ-500".
+    const late = [...keys(951, 1000), 'PROJ-500'];
+    const target = await shard('worded', keys(881, 950));
+    const result = await publishAll(target, [...keys(881, 950), ...late]);
+    expect(result.failed).toEqual([]);
+    expect(failedIn('worded')).toEqual([...keys(881, 1000), 'PROJ-500'].sort());
+    // A key the message names as invalid costs no read of the whole cycle once ZQL has found the others.
+    const before = calls('GET /executions/search/cycle/:id');
+    const again = await publishAll(target, ['PROJ-999999', ...keys(1001, 1010)]);
+    expect(again.failed.map((f) => f.reason)).toEqual([expect.stringContaining('PROJ-999999 is not a Test issue')]);
+    expect(calls('GET /executions/search/cycle/:id') - before).toBe(0);
+  });
+
   it('pages the listing when it needs most of the cycle (no ZQL call)', async () => {
     const mine = keys(1, 300);
     expect((await publishAll(await shard('mostly mine', mine), mine)).failed).toEqual([]);

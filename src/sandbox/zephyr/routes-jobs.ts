@@ -10,7 +10,8 @@ export const MAX_BULK_EXECUTIONS = 1000;
 /**
  * Job outcome messages (`message` of GET /jobprogress once `progress` is 1) are JSON text:
  *   add tests:   {"added":N,"existing":M,"invalid":["PROJ-999999", …]}
- *                (existing = keys already in the cycle, skipped; invalid = unknown keys, not added)
+ *                (existing = keys already in the cycle, skipped; invalid = unknown keys, not added;
+ *                setting addTestsMessage 'text': the same in sentences, see settings.ts)
  *   bulk status: {"updated":N,"notFound":["<execution id>", …]}   (unknown ids are skipped)
  *   bulk delete: {"deleted":N,"notFound":["<execution id>", …]}
  * `errorMessage` stays null unless the job could not run at all (e.g. its cycle was deleted first).
@@ -38,18 +39,21 @@ function addTestsToCycle(c: RouteContext) {
   const token = c.jobs.create('add-tests', keys.length, () => {
     const cycle = c.store.cycle(cycleId, projectId, versionId);
     let added = 0;
-    let existing = 0;
-    const invalid: string[] = [];
+    const [existing, invalid]: string[][] = [[], []];
     for (const key of keys) {
       const issue: Issue | undefined = c.store.issueByKey(key);
       if (!issue) invalid.push(key);
-      else if (c.store.executionOf(cycle, issue.id)) existing++;
+      else if (c.store.executionOf(cycle, issue.id)) existing.push(key);
       else {
         c.store.addExecution(cycle, issue, sub, 'add-tests');
         added++;
       }
     }
-    return { message: JSON.stringify({ added, existing, invalid }), errorMessage: null };
+    const message =
+      c.settings.addTestsMessage === 'text'
+        ? `${added} test(s) added. ${invalid.length} test(s) were invalid${invalid.length ? `: ${invalid.join(', ')}` : ''}. Existing tests: ${existing.join(', ') || 'none'}`
+        : JSON.stringify({ added, existing: existing.length, invalid });
+    return { message, errorMessage: null };
   });
   return tokenAnswer(token, c.settings.jobTokenStyle);
 }

@@ -7,9 +7,9 @@
 
 /**
  * The 429's `Retry-After` header. The text always names the wait ("Please wait for N seconds"):
- * - `'none'`: no header (production today, default);
- * - `'zero'`: `Retry-After: 0` whatever the wait (production until March 2025: a client must read the text);
- * - `'seconds'`: `Retry-After: N`, the same N as the text.
+ * - `'none'`: no header (default: a client must read the text);
+ * - `'zero'`: `Retry-After: 0` whatever the wait (production until a vendor fix in March 2025);
+ * - `'seconds'`: `Retry-After: N`, the same N as the text (what that fix is taken to give; not established).
  */
 export type RetryAfterStyle = 'none' | 'zero' | 'seconds';
 export const RETRY_AFTER_STYLES: readonly RetryAfterStyle[] = ['none', 'zero', 'seconds'];
@@ -33,18 +33,33 @@ export const JOB_TOKEN_STYLES: readonly JobTokenStyle[] = ['text', 'json-string'
 export type ZqlStyle = 'indexed' | 'stale' | 'absent';
 export const ZQL_STYLES: readonly ZqlStyle[] = ['indexed', 'stale', 'absent'];
 
+/**
+ * The add-tests job's `message` (its wording in production is not established; a client must not depend on it):
+ * - `'json'`: `{"added":N,"existing":M,"invalid":[…]}` (default);
+ * - `'text'`: a sentence per count, naming the keys: `N test(s) added. M test(s) were invalid: K-1, K-2. Existing tests: K-3`.
+ */
+export type AddTestsMessageStyle = 'json' | 'text';
+export const ADD_TESTS_MESSAGE_STYLES: readonly AddTestsMessageStyle[] = ['json', 'text'];
+
 export interface ZephyrSettings {
   retryAfter: RetryAfterStyle;
   jobTokenStyle: JobTokenStyle;
   zql: ZqlStyle;
+  addTestsMessage: AddTestsMessageStyle;
 }
 
-export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = { retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed' };
+export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = {
+  retryAfter: 'none',
+  jobTokenStyle: 'text',
+  zql: 'indexed',
+  addTestsMessage: 'json',
+};
 
 const CHECKS: Record<keyof ZephyrSettings, readonly string[]> = {
   retryAfter: RETRY_AFTER_STYLES,
   jobTokenStyle: JOB_TOKEN_STYLES,
   zql: ZQL_STYLES,
+  addTestsMessage: ADD_TESTS_MESSAGE_STYLES,
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

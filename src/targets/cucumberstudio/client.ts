@@ -115,14 +115,6 @@ export class CucumberStudioClient {
     });
   }
 
-  /** One attempt: 423 while the run's tests are being generated is the caller's to wait out. */
-  async listSnapshotsOnce(runId: number): Promise<JsonApiDocument> {
-    return expectList(
-      await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots`),
-      `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`,
-    );
-  }
-
   getSnapshot(runId: number, snapshotId: string, include: 'scenario' | 'last-result'): Promise<JsonApiDocument> {
     return this.call(`test_snapshots/get`, 'GET', `/test_runs/${runId}/test_snapshots/${snapshotId}?include=${include}`);
   }

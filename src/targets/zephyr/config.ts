@@ -37,9 +37,9 @@ export interface ZephyrOptions {
   /** Longest comment sent; longer text is cut with a marker. Default 750. Env `ZEPHYR_COMMENT_LIMIT`. */
   commentLimit?: number | string;
   /**
-   * Client-side pacing `N/SECONDS` (or `off`). Default: off for one process (the service's 429 wait is
-   * honoured by the whole lane); with N CI shards on one key, 28/60 shared out (each shard 28/N per
-   * minute), since the limit (about 30 per minute) counts every process on the key. Env `ZEPHYR_RATE_LIMIT`.
+   * Client-side pacing `N/SECONDS` (or `off`: the service's 429 waits only, honoured by the whole lane).
+   * Default 28/60, shared out among N CI shards on one key (each 28/N per minute), since the limit (about
+   * 30 per minute) counts every process on the key. Env `ZEPHYR_RATE_LIMIT`.
    */
   rateLimit?: string;
   /**

@@ -42,7 +42,8 @@ export async function waitForJob(client: ZephyrClient, token: string, o: JobWait
 /**
  * Keys an add-tests job reports as not added (unknown, or not Test issues). The wording of the
  * message is not documented: read a JSON `invalid` list if present, else the keys named after
- * "invalid"/"not found".
+ * "invalid"/"not found" in the same sentence. Only words a rejection: whether a key is in the cycle is
+ * read from the cycle, never from this.
  */
 export function parseAddJobMessage(message: string | undefined): string[] {
   if (!message) return [];
@@ -52,7 +53,7 @@ export function parseAddJobMessage(message: string | undefined): string[] {
   } catch {
     /* plain text */
   }
-  const m = /(?:invalid|not found|not a test)[^:]*:\s*([A-Z0-9_,\s-]+)/i.exec(message);
+  const m = /(?:invalid|not found|not a test)[^:.]*:\s*([A-Z0-9_,\s-]+)/i.exec(message);
   return m ? (m[1].match(/[A-Z][A-Z0-9_]*-\d+/g) ?? []) : [];
 }
 

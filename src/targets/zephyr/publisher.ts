@@ -1,4 +1,5 @@
 import { aggregate, defaultComment, isDefaultComment } from '../../mapping';
+import { head } from '../../comment';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
@@ -173,7 +174,7 @@ export class ZephyrTarget implements Target {
     const e = this.executions.get(item.key);
     if (!e) throw new Error(this.rejected.get(item.key) ?? `${item.key} is not in the cycle`);
     const { projectId, versionId } = this.cfg;
-    return this.evidence.attach(e, { cycleId, projectId, versionId }, file, item.tests[0]?.slice(0, 200) ?? item.key, check);
+    return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(item.tests[0] ?? item.key, 200), check);
   }
 
   /** The cycle in the project's Zephyr view, when the Jira site is configured (the project key comes from a mapped issue). */
@@ -275,10 +276,10 @@ export class ZephyrTarget implements Target {
       }),
     );
     const cycle = this.cycle.require();
-    const wanted = missing.filter((k) => !invalid.has(k));
-    // The listing holds every execution of the cycle: one held already keeps what we know of it (a status job of
-    // ours may still be running, the listing shows the status before it).
-    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, wanted)) {
+    // Every key is looked for, whatever the job's message said (its wording is not established). The listing
+    // holds every execution of the cycle: one held already keeps what we know of it (a status job of ours may
+    // still be running, the listing shows the status before it).
+    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, missing, invalid)) {
       if (!this.executions.has(e.issueKey)) this.executions.set(e.issueKey, e);
     }
     for (const k of missing) {
