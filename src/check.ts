@@ -2,6 +2,7 @@ import { resolveConfig } from './config';
 import { createHttp } from './http/client';
 import { redact } from './http/errors';
 import type { TargetDefinition } from './kit/target';
+import { labelled } from './output';
 import { TARGETS } from './targets';
 
 /**
@@ -30,7 +31,7 @@ export async function check(
       // Few retries: a check should answer quickly, and it never writes.
       const target = definition.create(c, { send: http.send, secrets: config.secrets, lane: { retries: 2 } });
       for (const line of await target.check()) {
-        say(line.ok, `${definition.label}: ${line.text}`);
+        say(line.ok, labelled(definition.label, line.text));
         if (!line.ok) failed++;
       }
     }

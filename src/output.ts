@@ -33,3 +33,12 @@ export function createPrinter(
     },
   };
 }
+
+/**
+ * `<label>: <text>`, where a text that already names the service first (a transport error says
+ * `Zephyr: GET … failed`) is not named twice: `Zephyr Squad: GET … failed`.
+ */
+export function labelled(label: string, text: string): string {
+  const named = /^([A-Za-z][\w ]*): /.exec(text);
+  return named && label.startsWith(named[1]) ? `${label}: ${text.slice(named[0].length)}` : `${label}: ${text}`;
+}

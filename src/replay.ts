@@ -6,7 +6,7 @@ import type { Env } from './kit/config-fields';
 import { acquireJournalLock, type JournalLockOptions } from './kit/journal-lock';
 import type { TargetDefinition } from './kit/target';
 import type { RunSummary } from './model';
-import type { Printer } from './output';
+import { labelled, type Printer } from './output';
 import { summaryLine } from './summary';
 import { TARGETS, type TmsReporterOptions } from './targets';
 
@@ -88,7 +88,7 @@ export async function replay(
       const run = new PublishRun(config, { printer, journal, deps });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
-        for (const e of s.errors) printer.error(`${s.label ?? s.target}: ${e}`);
+        for (const e of s.errors) printer.error(labelled(s.label ?? s.target, e));
         printer.info(summaryLine(s));
         result.unsent += s.unsent;
       }

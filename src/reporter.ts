@@ -6,7 +6,7 @@ import { PublishRun } from './engine/run';
 import type { TargetDefinition } from './kit/target';
 import { isFinalAttempt, keysByTarget, recordOf } from './mapping';
 import type { RunSummary, TestRecord } from './model';
-import { createPrinter, type Printer } from './output';
+import { createPrinter, labelled, type Printer } from './output';
 import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from './summary';
 import { TARGETS, type TmsReporterOptions } from './targets';
 
@@ -102,7 +102,7 @@ export default class TmsReporter implements Reporter {
   private report(summary: RunSummary): void {
     const c = this.config!;
     for (const t of Object.values(summary.targets)) {
-      for (const e of t.errors) this.printer.error(`${t.label}: ${e}`);
+      for (const e of t.errors) this.printer.error(labelled(t.label ?? t.target, e));
       this.printer.info(summaryLine(t));
     }
     try {

@@ -1,3 +1,4 @@
+import { labelled } from '../output';
 import { classify } from '../kit/classify';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
@@ -110,7 +111,7 @@ export class TargetSession {
       // Report a bad preflight as soon as it is known, not only at the end of the run.
       (error: unknown) => {
         this.beginError = error;
-        this.o.log.error(`${this.definition.label}: ${(error as Error).message}`);
+        this.o.log.error(labelled(this.definition.label, (error as Error).message));
       },
     );
   }

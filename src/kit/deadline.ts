@@ -42,9 +42,16 @@ export class Deadline {
     return this.at - this.now();
   }
 
-  /** Throws when waiting `ms` would go past the deadline. */
-  assertCanWait(ms: number, what: string): void {
-    if (ms > this.remaining()) throw new DeadlineError(`${what}: waiting ${Math.ceil(ms / 1000)} s would pass publishTimeout`);
+  /**
+   * Throws when waiting `ms` would go past the deadline. `cause`: the failure the wait was to retry; its
+   * words lead the message (what went wrong matters more than that there was no time to try again).
+   */
+  assertCanWait(ms: number, what: string, cause?: unknown): void {
+    if (ms <= this.remaining()) return;
+    const wait = `waiting ${Math.ceil(ms / 1000)} s would pass publishTimeout`;
+    throw new DeadlineError(
+      cause instanceof Error ? `${cause.message.replace(/[.\s]+$/, '')}; not tried again: ${wait}` : `${what}: ${wait}`,
+    );
   }
 }
 

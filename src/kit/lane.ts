@@ -141,19 +141,19 @@ export class RequestLane {
         }
         delayMs = backoffDelay(attemptNumber, this.random, this.o.backoff ?? DEFAULT_BACKOFF);
         this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
-        await this.wait(delayMs, `${this.o.name} ${label}`);
+        await this.wait(delayMs, `${this.o.name} ${label}`, error);
       },
     });
   }
 
   /** Sleeps, unless that would pass the run's deadline (then a DeadlineError ends the operation). */
-  private async wait(ms: number, what: string): Promise<void> {
-    this.o.deadline?.assertCanWait(ms, what);
+  private async wait(ms: number, what: string, cause?: unknown): Promise<void> {
+    this.o.deadline?.assertCanWait(ms, what, cause);
     // An injected sleep (a virtual clock in tests) is taken as is; a real one wakes when the deadline is set.
     if (this.o.sleep || !this.o.deadline) return this.sleep(ms);
     const end = this.now() + ms;
     for (let left = ms; left > 0; left = end - this.now()) {
-      this.o.deadline.assertCanWait(left, what);
+      this.o.deadline.assertCanWait(left, what, cause);
       await this.o.deadline.sleep(left);
     }
   }

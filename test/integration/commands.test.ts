@@ -97,11 +97,14 @@ describe('replay with the default outbox', () => {
     sandbox.setFaults('zephyr', { down: true });
     try {
       // PW_TMS_OUTBOX_DIR unset: the default folder.
-      await runPlaywright({
+      const down = await runPlaywright({
         files,
         dir,
         env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'kept a run', PW_TMS_OUTBOX_DIR: undefined, PW_TMS_PUBLISH_TIMEOUT: '3' },
       });
+      // The line says what went wrong (not only that there was no time left to try again), naming the service once.
+      expect(down.output).toMatch(/Zephyr Squad: GET \S+ failed: .+; not tried again: waiting \d+ s would pass publishTimeout/);
+      expect(down.output).not.toMatch(/Zephyr Squad: Zephyr/);
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, withHint } from '../../src/http/errors';
 import type { RunSummary } from '../../src/model';
+import { labelled } from '../../src/output';
 import { stepSummaryMarkdown, summaryLine } from '../../src/summary';
 
 describe('GitHub job summary', () => {
@@ -67,5 +68,19 @@ describe('summary line', () => {
       attachments: { uploaded: 1, present: 0, skipped: [], failed: ['PROJ-1/shot.png'] },
     });
     expect(line).toContain('1 not sent (kept in /ci/tms-outbox/run-1.jsonl; run `npx playwright-tms-reporter replay`)');
+  });
+});
+
+describe('a line about one service', () => {
+  it('names the service once, also when the text names it first', () => {
+    expect(labelled('Zephyr Squad', 'Zephyr: GET /public/rest/api/1.0/cycles/search failed: connection reset by the server')).toBe(
+      'Zephyr Squad: GET /public/rest/api/1.0/cycles/search failed: connection reset by the server',
+    );
+    expect(labelled('CucumberStudio', 'CucumberStudio: GET /api/projects/1 failed: timed out')).toBe(
+      'CucumberStudio: GET /api/projects/1 failed: timed out',
+    );
+    expect(labelled('CucumberStudio', 'scenario 5 has no test in test run 3 yet: still generated')).toBe(
+      'CucumberStudio: scenario 5 has no test in test run 3 yet: still generated',
+    );
   });
 });
