@@ -10,7 +10,14 @@ export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, isDefau
 
 type Annotation = { type: string; description?: string };
 
-type ErrorLike = { message?: string; stack?: string; value?: string; location?: { file: string; line: number; column: number } };
+type ErrorLike = {
+  message?: string;
+  stack?: string;
+  value?: string;
+  location?: { file: string; line: number; column: number };
+  /** What the error was thrown for (`new Error(…, { cause })`), as Playwright passes it on. */
+  cause?: ErrorLike;
+};
 
 /** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
 export interface ResultLike {
@@ -129,15 +136,27 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
   return result.retry >= test.retries;
 }
 
+/**
+ * Every error of the attempt (several `expect.soft` failures, then what was thrown), each with its causes:
+ * the first as it is (a comment shows its first line and where it was thrown), the others after it.
+ */
 function errorOf(result: ResultLike | undefined): { error?: string; errorLocation?: string } {
-  const e = result?.error ?? result?.errors?.[0];
-  const text = e?.message ?? e?.value ?? e?.stack;
-  if (!text) return {};
-  const loc = e?.location;
+  const errors = result?.errors?.length ? result.errors : result?.error ? [result.error] : [];
+  const texts = errors.map((e) => textOf(e)).filter((t) => t.length > 0);
+  if (!texts.length) return {};
+  const loc = errors.find((e) => textOf(e))?.location;
+  const text = texts.map((t, i) => (i === 0 ? t : `--- error ${i + 1} of ${texts.length} ---\n${t}`)).join('\n\n');
   return {
-    error: truncate(stripAnsi(text).trim(), FULL_ERROR_LIMIT),
+    error: truncate(text, FULL_ERROR_LIMIT),
     ...(loc ? { errorLocation: `${loc.file}:${loc.line}:${loc.column}` } : {}),
   };
+}
+
+function textOf(e: ErrorLike | undefined, depth = 0): string {
+  const text = stripAnsi(e?.message ?? e?.value ?? e?.stack ?? '').trim();
+  // A cause chain can be long (or, in a hand-made error, endless): the first few say enough.
+  const cause = e?.cause && depth < 3 ? textOf(e.cause, depth + 1) : '';
+  return cause ? `${text}\n[cause]: ${cause}` : text;
 }
 
 /** Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps). */

@@ -51,6 +51,7 @@ function resultOf(name: string, scenarioId: number) {
   const snap = run.snapshots.find((s) => s.scenarioId === scenarioId)!;
   return snap.results[snap.results.length - 1] as unknown as {
     status: string;
+    description: string;
     stepStatuses: string[];
     stepStatusesSent?: unknown;
     attachments: Array<{ fileName: string; size: number; sha256: string }>;
@@ -60,6 +61,7 @@ function resultOf(name: string, scenarioId: number) {
 interface ZEvidence {
   issueKey: string;
   statusId: number;
+  comment: string;
   stepResults: Array<{ orderId: number; statusId: number; changes: number }>;
   attachments: Array<{ id: string; fileName: string; size: number; sha256: string }>;
 }
@@ -151,6 +153,27 @@ describe('evidence: policies, limits, replay (live)', () => {
     // stepResults `passed` (the default): the passed test's steps PASS in the bulk call, the failed test's untouched.
     expect(executionOf(name, 'PROJ-4').stepResults.map((r) => r.statusId)).toEqual([1, 1, 1]);
     expect(executionOf(name, 'PROJ-3').stepResults.map((r) => r.statusId)).toEqual([-1, -1, -1]);
+  });
+
+  it('every error of a test is in its comment and description: soft expects, the error thrown and its cause', async () => {
+    const name = 'evidence errors';
+    await runPlaywright({
+      files: {
+        'errors.spec.ts': `import { test, expect } from '@playwright/test';
+test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
+  expect.soft(1, 'first soft').toBe(2);
+  expect.soft('a', 'second soft').toBe('b');
+  throw new Error('request failed', { cause: new Error('ECONNRESET from the stub') });
+});`,
+      },
+      env: envFor(name),
+    });
+    const comment = executionOf(name, 'PROJ-31').comment;
+    expect(comment).toContain('first soft');
+    expect(comment).toContain('--- error 2 of 3 ---');
+    expect(comment).toContain('second soft');
+    expect(comment).toMatch(/--- error 3 of 3 ---\nError: request failed\n\[cause\]: Error: ECONNRESET from the stub/);
+    expect(resultOf(name, 31).description).toContain('[cause]: Error: ECONNRESET from the stub');
   });
 
   it('CucumberStudio: every write applied but answered 500: each file is attached once and each result posted once', async () => {

@@ -114,6 +114,23 @@ describe('outcome table', () => {
     // A terminal hyperlink goes whole: its URL and the bell that ends it are not text.
     expect(stripAnsi('see \u001b]8;;http://x.test/a?b=1\u0007the docs\u001b]8;;\u0007.')).toBe('see the docs.');
   });
+  it("keeps every error of the attempt (soft expects, then what was thrown) and their causes; the location is the first one's", () => {
+    const at = (line: number) => ({ file: '/p/a.spec.ts', line, column: 3 });
+    const errors = [
+      { message: '\u001b[31msoft 1\u001b[39m', location: at(2) },
+      { message: 'soft 2', location: at(3) },
+      { message: 'Error: request failed', location: at(4), cause: { message: 'Error: ECONNRESET', cause: { message: 'socket hang up' } } },
+    ];
+    const r = recordOf(fakeTest(['failed'], { tags: ['@PROJ-9'] }, { error: errors[0], errors }), TARGETS)!;
+    expect(r.error).toBe(
+      [
+        'soft 1',
+        '--- error 2 of 3 ---\nsoft 2',
+        '--- error 3 of 3 ---\nError: request failed\n[cause]: Error: ECONNRESET\n[cause]: socket hang up',
+      ].join('\n\n'),
+    );
+    expect(r.errorLocation).toBe('/p/a.spec.ts:2:3');
+  });
 });
 
 describe('worst wins (Zephyr)', () => {
