@@ -23,6 +23,8 @@ export default class TmsReporter implements Reporter {
   private readonly env: NodeJS.ProcessEnv;
   /** Attempts Playwright ended; one it began and never ended was cut short (the run's globalTimeout). */
   private readonly ended = new WeakSet<TestResult>();
+  /** Playwright began the run with no test (an empty shard, or global setup / webServer failed). */
+  private empty = false;
 
   constructor(
     private readonly options: TmsReporterOptions = {},
@@ -59,11 +61,10 @@ export default class TmsReporter implements Reporter {
         return;
       }
       const tests = suite.allTests();
-      if (tests.length === 0) {
-        // An empty shard must not create an empty cycle / test run.
-        this.printer.info('this run has no tests; nothing to publish');
-        return;
-      }
+      // An empty shard must not create an empty cycle / test run. Playwright also begins with no tests when
+      // global setup or the webServer failed: onEnd, which knows the run's status, says which.
+      this.empty = tests.length === 0;
+      if (this.empty) return;
       this.run = new PublishRun(c, { printer: this.printer, shard: config.shard });
       this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.definitions) })));
     });
@@ -79,6 +80,16 @@ export default class TmsReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (this.empty && this.config) {
+      this.printer.info(
+        result.status === 'passed'
+          ? 'this run has no tests; nothing to publish'
+          : `no test ran (Playwright ended the run "${result.status}" before any test: its error is above); nothing published`,
+      );
+      const at = new Date().toISOString();
+      this.report({ version: 1, startedAt: result.startTime?.toISOString?.() ?? at, finishedAt: at, targets: {} });
+      return undefined;
+    }
     if (!this.run || !this.config || !this.suite) return undefined;
     let summary: RunSummary | undefined;
     try {

@@ -52,3 +52,25 @@ it('`playwright test --list` publishes nothing and warns about nothing', async (
   expect(after.zephyr.requests).toBe(before.zephyr.requests);
   expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
 });
+
+it('a run whose global setup fails publishes nothing, says why, and writes a summary that says so', async () => {
+  const before = sandbox.stats();
+  const run = await runPlaywright({
+    files: {
+      'set.spec.ts': `import { test } from '@playwright/test';\ntest('never runs', { tag: ['@PROJ-6', '@cs-6'] }, () => {});`,
+      'tests/setup.cjs': `module.exports = async () => { throw new Error('the database is not up'); };`,
+    },
+    globalSetup: 'tests/setup.cjs',
+    env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'setup failed', CUCUMBERSTUDIO_TEST_RUN_NAME: 'setup failed' },
+  });
+  expect(run.exitCode).not.toBe(0);
+  expect(run.output).toContain('the database is not up');
+  expect(run.output).toContain(
+    '[tms-reporter] no test ran (Playwright ended the run "failed" before any test: its error is above); nothing published',
+  );
+  expect(run.output).not.toContain('this run has no tests');
+  expect(run.summary).toMatchObject({ version: 1, targets: {} });
+  const after = sandbox.stats();
+  expect(after.zephyr.requests).toBe(before.zephyr.requests);
+  expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
+});

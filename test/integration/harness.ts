@@ -34,6 +34,8 @@ export interface RunOptions {
   nodeOptions?: string;
   /** Playwright's globalTeardown (a file under `files`, e.g. `tests/x.cjs`): it runs after the last test, before any reporter's onEnd. */
   globalTeardown?: string;
+  /** Playwright's globalSetup (a file under `files`): it runs before the first test; when it throws, no test runs. */
+  globalSetup?: string;
   /** Named projects (none: Playwright's one unnamed project). */
   projects?: string[];
 }
@@ -107,8 +109,8 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   workers: ${o.workers ?? 2},
   fullyParallel: true,
   reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}${
-    o.projects ? `\n  projects: ${JSON.stringify(o.projects.map((name) => ({ name })))},` : ''
-  }
+    o.globalSetup ? `\n  globalSetup: ${JSON.stringify(`./${o.globalSetup}`)},` : ''
+  }${o.projects ? `\n  projects: ${JSON.stringify(o.projects.map((name) => ({ name })))},` : ''}
 }`;
   if (kind === 'cjs') return `module.exports = ${body};\n`;
   return `export default ${body};\n`;
