@@ -14,20 +14,29 @@ const CREATE_LINES = TARGETS.map(
     `  ${`${d.command} create [--name N]`.padEnd(28)} find or create the ${d.label} ${d.containerKind}; prints its id (for ${d.envPrefix}_…_ID)`,
 );
 
+/** Each command's usage lines (`<command> --help` prints its own). */
+const COMMAND_USAGE: Record<string, string> = {
+  replay: `  replay [outboxDir]   send what earlier runs could not send (idempotent); PW_TMS_DRY_RUN=1 prints it instead`,
+  check: `  check                verify credentials and ids from env (read-only); exit 0 when all good`,
+  ...Object.fromEntries(TARGETS.map((d, i) => [d.command, CREATE_LINES[i]])),
+  sandbox: `  sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit N/SECONDS]
+          [--set SERVICE.SETTING=VALUE ...] [--former-host [--former-host-status 301|302|307|308]]
+                       local stand-in for the services (README: "Commands")`,
+};
+
 const USAGE = `Usage: playwright-tms-reporter <command>
 
 Commands:
-  replay [outboxDir]   send what earlier runs could not send (idempotent)
-  check                verify credentials and ids from env (read-only); exit 0 when all good
-${CREATE_LINES.join('\n')}
-  sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit N/SECONDS]
-          [--set SERVICE.SETTING=VALUE ...] [--former-host [--former-host-status 301|302|307|308]]
-                       local stand-in for the services
+${Object.values(COMMAND_USAGE).join('\n')}
 `;
 
 /** Entry of the `playwright-tms-reporter` bin. Returns the exit code; never prints a stack trace. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = argv;
+  if (command && COMMAND_USAGE[command] && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`Usage: playwright-tms-reporter\n${COMMAND_USAGE[command]}\n`);
+    return 0;
+  }
   try {
     switch (command) {
       case 'replay':
@@ -48,6 +57,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return 1;
     }
   } catch (error) {
+    const code = (error as { code?: string })?.code ?? '';
+    // Node's own words for a bad flag end with advice about '--' that does not apply here: the usage does.
+    if (code.startsWith('ERR_PARSE_ARGS') && command) {
+      const said = ((error as Error).message.split('. ')[0] ?? '').replace(/\.$/, '');
+      process.stderr.write(`[tms-reporter] ${command}: ${said}\nUsage: playwright-tms-reporter\n${COMMAND_USAGE[command] ?? ''}\n`);
+      return 1;
+    }
     process.stderr.write(`[tms-reporter] ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
   }

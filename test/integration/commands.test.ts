@@ -172,3 +172,18 @@ describe('replay after fixing a wrong container id', () => {
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 });
+
+describe('usage', () => {
+  it("`<command> --help` prints that command's usage; an unknown flag is named with it, in one line of ours", async () => {
+    const help = await cli(['replay', '--help'], {});
+    expect(help.exitCode).toBe(0);
+    expect(help.output).toContain('replay [outboxDir]');
+    expect(help.output).not.toContain('sandbox [--port');
+    expect((await cli(['sandbox', '-h'], {})).output).toContain('sandbox [--port N]');
+    const bad = await cli(['replay', '--dry-run'], {});
+    expect(bad.exitCode).toBe(1);
+    expect(bad.output).toContain("[tms-reporter] replay: Unknown option '--dry-run'");
+    expect(bad.output).toContain('PW_TMS_DRY_RUN=1');
+    expect(bad.output).not.toContain("after '--'");
+  });
+});
