@@ -83,6 +83,23 @@ export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string
 export interface KeySource {
   readonly id: string;
   keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+  /** Values of this target's annotations that are not keys (said, as the test is then not mapped by them). */
+  notKeys?(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+}
+
+/**
+ * One line per annotation value no target could read as a key (`zephyr: 'abc'`), at most `max` of them:
+ * such a test is silently "not mapped" otherwise.
+ */
+export function notKeyLines(tests: readonly TestLike[], sources: readonly (KeySource & { label: string })[], max = 5): string[] {
+  const lines: string[] = [];
+  for (const t of tests)
+    for (const s of sources)
+      for (const v of s.notKeys?.(t) ?? [])
+        lines.push(
+          `${s.label}: the ${s.id} annotation "${v}" of "${t.titlePath().filter(Boolean).join(' › ')}" is not a key; not mapped by it`,
+        );
+  return lines.length > max ? [...lines.slice(0, max), `… and ${lines.length - max} more annotations that are not keys`] : lines;
 }
 
 /** Keys of a test in every target (targets it does not map to are left out). */

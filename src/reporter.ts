@@ -4,7 +4,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } fr
 import { resolveConfig, type ResolvedConfig } from './config';
 import { PublishRun } from './engine/run';
 import type { TargetDefinition } from './kit/target';
-import { isFinalAttempt, keysByTarget, recordOf } from './mapping';
+import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from './mapping';
 import type { RunSummary, TestRecord } from './model';
 import { createPrinter, labelled, type Printer } from './output';
 import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from './summary';
@@ -97,6 +97,11 @@ export default class TmsReporter implements Reporter {
       const evidence = this.config.evidence;
       const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
       const records = tests.map((t) => recordOf(t, this.definitions, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
+      for (const line of notKeyLines(
+        tests,
+        this.config.targets.map((t) => t.definition),
+      ))
+        this.printer.error(line);
       summary = await this.run.finish(records, tests.length - records.length);
       this.report(summary);
     } catch (error) {

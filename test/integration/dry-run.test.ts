@@ -74,3 +74,20 @@ it('a run whose global setup fails publishes nothing, says why, and writes a sum
   expect(after.zephyr.requests).toBe(before.zephyr.requests);
   expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
 });
+
+it('an annotation that is not a key is named; a Jira issue link is read as its key; @CS-712 is a Jira key', async () => {
+  const run = await runPlaywright({
+    files: {
+      'keys.spec.ts': `import { test } from '@playwright/test';
+test('linked', { annotation: { type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-7' } }, () => {});
+test('typo', { annotation: { type: 'zephyr', description: 'PROJ_8' } }, () => {});
+test('jira project CS', { tag: '@CS-712' }, () => {});`,
+    },
+    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1' },
+  });
+  expect(run.output).toContain('dry run: Zephyr Squad PROJ-7 -> PASS');
+  expect(run.output).toContain('dry run: Zephyr Squad CS-712 -> PASS');
+  expect(run.output).not.toMatch(/dry run: CucumberStudio/);
+  expect(run.output).toContain('Zephyr Squad: the zephyr annotation "PROJ_8" of "keys.spec.ts › typo" is not a key; not mapped by it');
+  expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unmapped: 1 });
+});

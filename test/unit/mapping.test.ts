@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, isFinalAttempt, outcomeOf, recordOf, stripAnsi, type ResultLike, type TestLike } from '../../src/mapping';
+import { aggregate, isFinalAttempt, notKeyLines, outcomeOf, recordOf, stripAnsi, type ResultLike, type TestLike } from '../../src/mapping';
 import { TARGETS } from '../../src/targets';
 import { zephyr } from '../../src/targets/zephyr/definition';
 import { cucumberstudio } from '../../src/targets/cucumberstudio/definition';
@@ -52,6 +52,30 @@ describe('keys', () => {
     t.results[0].annotations = [{ type: 'zephyr', description: 'PROJ-4' }];
     expect(zephyrKeysOf(t)).toEqual(['PROJ-1', 'PROJ-2', 'PROJ-4', 'PROJ-3']);
     expect(scenarioIdsOf(t)).toEqual([7]);
+  });
+  it('@CS-712 is a Jira key, @cs-712 a scenario; a Jira issue link in an annotation is read as its key', () => {
+    const t = fakeTest(['passed'], { tags: ['@CS-712', '@cs-713'] });
+    expect(zephyrKeysOf(t)).toEqual(['CS-712']);
+    expect(scenarioIdsOf(t)).toEqual([713]);
+    const linked = fakeTest(['passed'], { annotations: [{ type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-12' }] });
+    expect(zephyrKeysOf(linked)).toEqual(['PROJ-12']);
+  });
+  it('annotation values that are not keys are named, at most five lines', () => {
+    const bad = (i: number) =>
+      fakeTest(['passed'], {
+        title: `t${i}`,
+        annotations: [
+          { type: 'zephyr', description: i === 0 ? 'abc, PROJ-1' : 'PROJ-1' },
+          { type: 'cucumberstudio', description: `scenario-${i}` },
+        ],
+      });
+    expect(notKeyLines([bad(0)], [{ ...zephyr }, { ...cucumberstudio }])).toEqual([
+      'Zephyr Squad: the zephyr annotation "abc" of "chromium › a.spec.ts › t0" is not a key; not mapped by it',
+      'CucumberStudio: the cucumberstudio annotation "scenario-0" of "chromium › a.spec.ts › t0" is not a key; not mapped by it',
+    ]);
+    const many = notKeyLines([0, 1, 2, 3, 4, 5].map(bad), [zephyr, cucumberstudio]);
+    expect(many).toHaveLength(6);
+    expect(many[5]).toBe('… and 2 more annotations that are not keys');
   });
   it('reads scenario ids from cucumberstudio annotations', () => {
     expect(scenarioIdsOf(fakeTest(['passed'], { annotations: [{ type: 'cucumberstudio', description: '501' }] }))).toEqual([501]);

@@ -6,7 +6,8 @@ import { CucumberStudioClient } from './client';
 import { OPTION_KEYS, cucumberStudioSecrets, readCucumberStudioConfig, type CucumberStudioConfig } from './config';
 import { CucumberStudioTarget, type CsTargetOptions } from './publisher';
 
-const SCENARIO_TAG = /^@cs-(\d+)$/i;
+/** Lower case: `@CS-712` is a Jira key (project CS), not a scenario. */
+const SCENARIO_TAG = /^@cs-(\d+)$/;
 
 /** CucumberStudio: scenarios by id (`@cs-123` or a `cucumberstudio` annotation) in a test run. */
 export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
@@ -28,6 +29,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
         String(Number(s)),
       ),
     ),
+  notKeys: (test) => annotationValues(test, 'cucumberstudio').filter((s) => !/^\d+$/.test(s)),
   journalMeta: (c) => ({
     settings: { projectId: c.projectId },
     containerName: c.testRunName,

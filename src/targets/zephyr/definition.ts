@@ -9,6 +9,11 @@ import { ZephyrTarget } from './publisher';
 const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
 const JIRA_KEY_TAG = /^@([A-Z][A-Z0-9_]*-\d+)$/;
 
+/** An annotation's key: `proj-1` as `PROJ-1`, and a Jira issue link (`…/browse/PROJ-1`) as its key. */
+function annotationKey(value: string): string {
+  return (/\/browse\/([A-Za-z][A-Za-z0-9_]*-\d+)\/?(?:[?#].*)?$/.exec(value)?.[1] ?? value).toUpperCase();
+}
+
 /** Zephyr Squad Cloud: Jira test issues by key (`@PROJ-1` or a `zephyr` annotation) in a test cycle. */
 export const zephyr: TargetDefinition<ZephyrConfig> = {
   id: 'zephyr',
@@ -25,10 +30,11 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   keysOf: (test) =>
     unique([
       ...annotationValues(test, 'zephyr')
-        .map((k) => k.toUpperCase())
+        .map(annotationKey)
         .filter((k) => JIRA_KEY.test(k)),
       ...tagValues(test, JIRA_KEY_TAG),
     ]),
+  notKeys: (test) => annotationValues(test, 'zephyr').filter((v) => !JIRA_KEY.test(annotationKey(v))),
   journalMeta: (c) => ({
     settings: { projectId: c.projectId, versionId: c.versionId },
     containerName: c.cycleName,
