@@ -90,6 +90,8 @@ export interface TargetSummary {
   /** Settings that were resolved against the service with a fallback (e.g. an unknown status name). */
   warnings?: string[];
   unsent: number;
+  /** Results whose key the service refused (no such Test issue / scenario): not kept for replay. */
+  refused?: number;
   outbox?: string;
   verify?: VerifyReport;
   /** Evidence files: uploaded, already there, skipped on purpose (named, with why), not sent (named, with why). */

@@ -23,6 +23,7 @@ export function summaryLine(s: TargetSummary): string {
   ];
   if (s.unmapped) parts.push(`${s.unmapped} test${s.unmapped === 1 ? '' : 's'} not mapped`);
   if (s.notRun) parts.push(`${s.notRun} not run`);
+  if (s.refused) parts.push(`${s.refused} refused by the service (see above; not kept for replay)`);
   if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
   if (s.verify?.containerStatus) parts.push(`${s.container?.kind ?? 'container'} status: ${s.verify.containerStatus}`);
   const files = s.attachments;

@@ -79,3 +79,17 @@ export function addReadBack(summary: TargetSummary, read: { verify: VerifyReport
   summary.verify = read.verify;
   if (!read.verify.ok) summary.errors.push(`read-back check failed: ${read.verify.details.join('; ')}`);
 }
+
+/** Results not sent (kept for replay) and results whose key the service refused (not kept: the key must be fixed). */
+export function addNotSent(summary: TargetSummary, failed: PublishResult['failed'], refused: PublishResult['failed']): void {
+  summary.unsent += failed.length;
+  summary.errors.push(...notSentLines(failed));
+  if (refused.length) summary.refused = refused.length;
+  summary.errors.push(...notSentLines(refused).map((line) => `${line} — fix the test's key (tag or annotation); not kept for replay`));
+}
+
+/** The files' outcome, when there were files; those not uploaded are an error line. */
+export function addFiles(summary: TargetSummary, files: NonNullable<TargetSummary['attachments']>): void {
+  if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
+  if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
+}

@@ -33,6 +33,8 @@ export type JournalLine =
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: DoneItem[] }
   | { t: 'complete'; target: TargetId }
+  /** Keys the service refused (no such Test issue / scenario): sending again cannot help. */
+  | { t: 'refused'; target: TargetId; items: Array<[key: string, reason: string]> }
   /** A file attached to a key's result (or skipped for good): replay does not send it again. */
   | { t: 'attached'; target: TargetId; key: string; file: string }
   /** A permanent redirect learned during the run: replay goes straight to the new place. */
@@ -57,6 +59,8 @@ export interface Journal {
   redirects: Rewrite[];
   /** By target: `key \0 fileName` of every file attached (or skipped for good). */
   attached: Map<TargetId, Set<string>>;
+  /** By target: keys the service refused, with why. */
+  refused: Map<TargetId, Map<string, string>>;
 }
 
 /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
@@ -73,6 +77,7 @@ export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journ
     complete: new Set(),
     redirects: [],
     attached: new Map(),
+    refused: new Map(),
   };
   const byTest = new Map<string, TestRecord>();
   // Files beside the journal are found where the journal is now (an outbox moved, or replayed on another machine).
@@ -113,7 +118,11 @@ export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journ
       journal.done.set(line.target, m);
     } else if (line.t === 'complete') journal.complete.add(line.target);
     else if (line.t === 'redirect') journal.redirects.push(line.rule);
-    else if (line.t === 'file') copies.set(line.from, path.resolve(path.dirname(file), line.to));
+    else if (line.t === 'refused') {
+      const m = journal.refused.get(line.target) ?? new Map<string, string>();
+      for (const [key, reason] of line.items) m.set(key, reason);
+      journal.refused.set(line.target, m);
+    } else if (line.t === 'file') copies.set(line.from, path.resolve(path.dirname(file), line.to));
     else if (line.t === 'attached') {
       const set = journal.attached.get(line.target) ?? new Set<string>();
       set.add(`${line.key}\0${line.file}`);

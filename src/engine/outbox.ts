@@ -110,6 +110,11 @@ export class Outbox {
     if (items.length) this.write([{ t: 'done', target, items }]);
   }
 
+  /** Keys the service refused (no such Test issue / scenario), with why: replay does not send them. */
+  refused(target: TargetId, items: Array<[key: string, reason: string]>): void {
+    if (items.length) this.write([{ t: 'refused', target, items }]);
+  }
+
   attached(target: TargetId, key: string, file: string): void {
     this.write([{ t: 'attached', target, key, file }]);
   }

@@ -99,6 +99,7 @@ export class PublishRun {
           log,
           alreadyDone: o.journal?.done.get(definition.id),
           attached: o.journal?.attached.get(definition.id),
+          refused: o.journal?.refused.get(definition.id),
           maxAttachmentBytes: config.evidence.maxBytes,
           secrets: config.secrets,
           replay: !!o.journal,

@@ -3,8 +3,9 @@ import { classify } from '../kit/classify';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
-import { fingerprint, type DoneItem, type Outbox } from './outbox';
-import { addReadBack, countSent, notSentLines, type EndProgress, type EndStage } from './end-of-run';
+import type { Outbox } from './outbox';
+import { ResultLedger } from './ledger';
+import { addFiles, addNotSent, addReadBack, countSent, type EndProgress, type EndStage } from './end-of-run';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -22,6 +23,8 @@ export interface SessionOptions {
   alreadyDone?: ReadonlyMap<string, string | number>;
   /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */
   attached?: ReadonlySet<string>;
+  /** Keys the service refused in an earlier attempt (key -> why): not sent again. */
+  refused?: ReadonlyMap<string, string>;
   maxAttachmentBytes: number;
   /** Replay: look before uploading (an earlier process may have sent without journaling). */
   replay: boolean;
@@ -42,8 +45,6 @@ export class TargetSession {
   private readonly started = Date.now();
   private warnings: string[] = [];
   private readonly readiness: KeyReadiness;
-  /** key -> fingerprint the service confirmed (streamed, sent at the end, or journaled by an earlier run). */
-  private readonly confirmed = new Map<string, string>();
   private stream?: ResultStream;
   private testsAreOver = false;
   private statuses?: StatusTable;
@@ -52,7 +53,7 @@ export class TargetSession {
   private endStage: EndStage = 'results';
   /** Set when the end of the run begins: from then on only finish() sends. */
   private ending = false;
-  private readonly alreadyDone: ReadonlyMap<string, string | number>;
+  private readonly ledger: ResultLedger;
   private readonly uploads: UploadQueue;
   /** start() ran (a live run): the container is made once a result maps here. */
   private startedOnce = false;
@@ -64,7 +65,6 @@ export class TargetSession {
     private readonly o: SessionOptions,
   ) {
     this.readiness = new KeyReadiness(definition.id);
-    this.alreadyDone = o.alreadyDone ?? new Map();
     this.uploads = new UploadQueue({
       target,
       maxBytes: o.maxAttachmentBytes,
@@ -72,6 +72,13 @@ export class TargetSession {
       check: o.replay,
       onDone: (key, file) => this.o.outbox?.attached(definition.id, key, file),
       secrets: o.secrets,
+    });
+    this.ledger = new ResultLedger({
+      target: definition.id,
+      outbox: o.outbox,
+      alreadyDone: o.alreadyDone,
+      refused: o.refused,
+      onConfirmed: (items) => items.forEach((item) => this.uploads.enqueue(item)),
     });
   }
 
@@ -101,8 +108,8 @@ export class TargetSession {
         this.stream = new ResultStream({
           batching: this.target.batching,
           prepared: this.target.prepared(),
-          publish: (items) => this.target.publish(items, (done) => this.confirm(done)),
-          onDone: (items) => this.confirm(items),
+          publish: async (items) => this.ledger.refuse(await this.target.publish(items, (done) => this.ledger.confirm(done))),
+          onDone: (items) => this.ledger.confirm(items),
           endInMs: this.o.endInMs,
         });
         this.offerReady(this.readiness.keys());
@@ -132,7 +139,7 @@ export class TargetSession {
   /** Results confirmed so far / results the end of the run has to account for, and what it is doing (progress lines). */
   progress(): EndProgress {
     return {
-      sent: Math.min(this.confirmed.size, this.endTotal),
+      sent: Math.min(this.ledger.confirmedCount, this.endTotal),
       total: this.endTotal,
       stage: this.endStage,
       filesLeft: this.uploads.waiting,
@@ -142,27 +149,8 @@ export class TargetSession {
   private offerReady(keys: Iterable<string>): void {
     const ready = this.readiness.ready(keys);
     if (!ready.keys.size || !this.statuses) return;
-    const items = this.target.plan(ready.records, this.statuses).filter((i) => ready.keys.has(i.key) && !this.isConfirmed(i));
+    const items = this.target.plan(ready.records, this.statuses).filter((i) => ready.keys.has(i.key) && !this.ledger.settled(i));
     this.stream!.enqueue(items);
-  }
-
-  private isConfirmed(item: PlanItem): boolean {
-    const mine = this.confirmed.get(item.key);
-    if (mine !== undefined) return mine === fingerprint(item);
-    const earlier = this.alreadyDone.get(item.key);
-    // Journals before fingerprints recorded the status only.
-    return earlier !== undefined && (earlier === fingerprint(item) || earlier === item.status);
-  }
-
-  /** Journals and records what the service confirmed (once: a target tells of items early, then in its result). */
-  private confirm(items: readonly PlanItem[]): void {
-    const done: DoneItem[] = items
-      .map((i): DoneItem => [i.key, i.status, fingerprint(i)])
-      .filter(([key, , print]) => this.confirmed.get(key) !== print);
-    if (!done.length) return;
-    for (const [key, , print] of done) this.confirmed.set(key, print!);
-    this.o.outbox?.done(this.id, done);
-    for (const item of items) this.uploads.enqueue(item);
   }
 
   /** Statuses first (an explicit step), then the container. */
@@ -234,7 +222,7 @@ export class TargetSession {
   /** What the summary says when publishTimeout cut the end short: whatever was confirmed by then. */
   cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
-    const sent = this.confirmed.size;
+    const sent = this.ledger.confirmedCount;
     return { ...this.summaryOf(unmapped, notRun), published: sent, errors: [reason], unsent: Math.max(0, this.endTotal - sent) };
   }
 
@@ -258,14 +246,14 @@ export class TargetSession {
     const t = this.target;
     const plan = t.plan(records, statuses);
     this.endTotal = plan.length;
-    const unconfirmed = () => plan.filter((item) => !this.isConfirmed(item));
+    const unconfirmed = () => plan.filter((item) => !this.ledger.settled(item));
     const failed: PublishResult['failed'] = [];
     const send = async (items: PlanItem[]): Promise<void> => {
       if (!items.length || mappedCount === 0) return;
       try {
-        const result = await t.publish(items, (done) => this.confirm(done));
-        this.confirm(result.done);
-        failed.push(...result.failed);
+        const result = this.ledger.refuse(await t.publish(items, (done) => this.ledger.confirm(done)));
+        this.ledger.confirm(result.done);
+        failed.push(...result.failed.filter((f) => !f.refused));
       } catch (error) {
         summary.unsent += items.length;
         summary.errors.push((error as Error).message);
@@ -273,9 +261,8 @@ export class TargetSession {
     };
     await Promise.all([send(unconfirmed().filter((item) => !stream.inFlight.has(item.key))), stream.drained]);
     await send(unconfirmed().filter((item) => stream.inFlight.has(item.key)));
-    const sent = plan.filter((item) => this.isConfirmed(item));
-    summary.unsent += failed.length;
-    summary.errors.push(...notSentLines(failed));
+    const sent = this.ledger.sent(plan);
+    addNotSent(summary, failed, this.ledger.refusedIn(plan));
     // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once. The
     // read-back goes alongside: it reads statuses, which files do not change.
     this.endStage = 'attachments';
@@ -286,8 +273,7 @@ export class TargetSession {
         )
       : undefined;
     const files = await this.uploads.finish(sent);
-    if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
-    if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
+    addFiles(summary, files);
     if (summary.unsent === 0 && !files.failed.length) this.o.outbox?.complete(this.id);
     countSent(summary, sent, statuses);
     if (readBack) {

@@ -22,8 +22,12 @@ export interface ContainerInfo {
 export interface PublishResult {
   /** Items the service confirmed (journaled as done). */
   done: PlanItem[];
-  /** Items that could not be published, with the reason (kept in the outbox). */
-  failed: Array<{ item: PlanItem; reason: string }>;
+  /**
+   * Items that could not be published, with the reason (kept in the outbox). `refused`: the service
+   * refused the key itself (no such Test issue, no such scenario): sending again cannot help, so the
+   * item is journaled as refused and replay leaves it; the summary says to fix the test's key.
+   */
+  failed: Array<{ item: PlanItem; reason: string; refused?: boolean }>;
 }
 
 export interface BeginOptions {

@@ -145,7 +145,7 @@ describe('CucumberStudio fidelity (live)', () => {
     expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 41: ['passed'], 42: ['passed'] });
   });
 
-  it('mapped ids that do not exist: one refused create, one GET per mapped id, a run with the others, the rest reported and kept', async () => {
+  it('mapped ids that do not exist: one refused create, one GET per mapped id, a run with the others, the rest refused and named', async () => {
     const name = 'fidelity unknown ids';
     const { value: run, log } = await recorded(() =>
       runPlaywright({ files: tagged([51, 52, 987654, 987655]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name } }),
@@ -154,13 +154,16 @@ describe('CucumberStudio fidelity (live)', () => {
     expect(r.scenarioIds.sort((a, b) => a - b)).toEqual([51, 52]);
     expect(csLastStatuses(r)).toEqual({ 51: ['passed'], 52: ['passed'] });
     const cs = run.summary!.targets.cucumberstudio!;
-    expect(cs).toMatchObject({ published: 2, unsent: 2 });
-    expect(cs.errors).toEqual(['scenario 987654 does not exist in project 1', 'scenario 987655 does not exist in project 1']);
+    expect(cs).toMatchObject({ published: 2, unsent: 0, refused: 2 });
+    expect(cs.errors).toEqual([
+      "scenario 987654 does not exist in project 1 — fix the test's key (tag or annotation); not kept for replay",
+      "scenario 987655 does not exist in project 1 — fix the test's key (tag or annotation); not kept for replay",
+    ]);
     expect(count(log, 'POST /projects/:pid/test_runs', 422)).toBe(1);
     expect(count(log, 'POST /projects/:pid/test_runs', 201)).toBe(1);
     expect(count(log, ONE_SCENARIO)).toBe(4); // the mapped ids, never the project's size
     expect(count(log, ONE_SCENARIO, 404)).toBe(2);
-    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 
   it('processes creating the run at the same instant: results in the lowest id; duplicates keep their name and say where the results are', async () => {

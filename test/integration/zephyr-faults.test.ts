@@ -146,16 +146,21 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     }
   });
 
-  it('a key that is not a Test issue is reported and kept for replay; the others publish', async () => {
+  it('a key that is not a Test issue is refused, named with what to do, and not kept for replay; the others publish', async () => {
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: `bad key ${mode}` };
     const files = {
       'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});`,
     };
     const run = await runPlaywright({ files, env, mode });
     expect(zephyrStatuses(sandbox, `bad key ${mode}`)).toEqual({ 'PROJ-1': 1 });
-    expect(run.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 1 });
-    expect(run.summary!.targets.zephyr!.errors.join(' ')).toContain('PROJ-999999');
-    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 1, unsent: 0, refused: 1 });
+    expect(run.summary!.targets.zephyr!.errors).toEqual([
+      "PROJ-999999 is not a Test issue of project 10000 (Zephyr rejected it) — fix the test's key (tag or annotation); not kept for replay",
+    ]);
+    expect(run.output).toContain('1 refused by the service');
+    expect(run.output).not.toContain('replay`');
+    // Sending it again cannot help: nothing is left for a replay step to fail on, run after run.
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 });
 

@@ -58,12 +58,14 @@ describe('outbox journal', () => {
     const box = new Outbox(dir, meta);
     box.appendTests([{ testId: 't', title: 't', keys: { zephyr: ['P-1'], other: ['x'] }, outcome: 'passed', attempts: 1 }]);
     box.container('zephyr', '77', 'N');
+    box.refused('other', [['y', 'no such scenario']]);
     box.complete('zephyr');
     const head = JSON.parse(fs.readFileSync(box.file, 'utf8').split('\n')[0]);
     expect(head).toMatchObject({ t: 'meta', v: 2, targets: meta });
     const [j] = Outbox.load(dir, TARGETS);
     expect(j.targets.zephyr.containerId).toBe('77');
     expect(j.records[0].keys).toEqual({ zephyr: ['P-1'], other: ['x'] });
+    expect(j.refused.get('other')).toEqual(new Map([['y', 'no such scenario']]));
     expect(box.finalize()).toBe(box.file);
     box.complete('other');
     expect(box.finalize()).toBeUndefined();

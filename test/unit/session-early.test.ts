@@ -116,3 +116,48 @@ describe('TargetSession: results a target confirms early', () => {
     expect(summary).toMatchObject({ published: 3, unsent: 0, errors: [], attachments: { uploaded: 1, failed: [] }, verify: { ok: true } });
   });
 });
+
+describe('TargetSession: keys the service refuses', () => {
+  it('are journaled as refused, not sent again by the end nor by a replay, and counted apart from what is unsent', async () => {
+    const sentKeys: string[][] = [];
+    const lines: Array<[string, string]> = [];
+    let completed = false;
+    const outbox = {
+      container: () => undefined,
+      done: () => undefined,
+      attached: () => undefined,
+      refused: (_: string, items: Array<[string, string]>) => lines.push(...items),
+      complete: () => void (completed = true),
+    } as unknown as Outbox;
+    const { target } = earlyTarget();
+    const refusing: Target = {
+      ...target,
+      publish: async (items) => {
+        sentKeys.push(items.map((i) => i.key));
+        return {
+          done: items.filter((i) => i.key !== 'K1'),
+          failed: items.filter((i) => i.key === 'K1').map((item) => ({ item, reason: 'K1 is no such issue', refused: true })),
+        };
+      },
+      verify: async () => ({ ok: true, details: [] }),
+    };
+    const records = [rec(1, 'passed'), rec(3, 'passed')];
+    const options = { outbox, log: { info: () => undefined, error: () => undefined }, maxAttachmentBytes: 1e6, replay: false };
+    const live = await new TargetSession(definition, refusing, options).finish(records, 0);
+    expect(sentKeys).toEqual([['K1', 'K3']]);
+    expect(lines).toEqual([['K1', 'K1 is no such issue']]);
+    expect(live).toMatchObject({ published: 1, unsent: 0, refused: 1 });
+    expect(live.errors).toEqual(["K1 is no such issue — fix the test's key (tag or annotation); not kept for replay"]);
+    expect(completed).toBe(true);
+    // Replay of the journal: the refused key is not sent again, and still said.
+    sentKeys.length = 0;
+    const again = await new TargetSession(definition, refusing, {
+      ...options,
+      replay: true,
+      refused: new Map(lines),
+      alreadyDone: new Map([['K3', 'P']]),
+    }).finish(records, 0);
+    expect(sentKeys).toEqual([]);
+    expect(again).toMatchObject({ unsent: 0, refused: 1 });
+  });
+});

@@ -119,7 +119,11 @@ export class CucumberStudioTarget implements Target {
         const scenarioId = Number(item.key);
         const targets = this.bySnapshot.get(scenarioId);
         if (this.lifecycle.absent.has(scenarioId))
-          return result.failed.push({ item, reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}` });
+          return result.failed.push({
+            item,
+            reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}`,
+            refused: true,
+          });
         if (!targets?.length)
           return result.failed.push({
             item,

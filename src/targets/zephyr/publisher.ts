@@ -39,7 +39,8 @@ export class ZephyrTarget implements Target {
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly executions = new Map<string, ZephyrExecution>();
-  private readonly rejected = new Map<string, string>();
+  /** Keys not in the cycle, why, and whether Zephyr refused the key itself (sending again cannot help). */
+  private readonly rejected = new Map<string, { reason: string; refused: boolean }>();
   private readonly evidence: ExecutionEvidence;
   private readonly reader: ExecutionReader;
 
@@ -103,7 +104,12 @@ export class ZephyrTarget implements Target {
     for (const item of items) {
       const e = this.executions.get(item.key);
       if (!e) {
-        result.failed.push({ item, reason: this.rejected.get(item.key) ?? `${item.key} is not in the cycle (Zephyr did not add it)` });
+        const why = this.rejected.get(item.key);
+        result.failed.push({
+          item,
+          reason: why?.reason ?? `${item.key} is not in the cycle (Zephyr did not add it)`,
+          refused: why?.refused,
+        });
         continue;
       }
       const status = Number(item.status);
@@ -172,7 +178,7 @@ export class ZephyrTarget implements Target {
     const cycleId = this.cycle.require().id;
     if (!this.executions.has(item.key)) await this.ensureInCycle([item.key]);
     const e = this.executions.get(item.key);
-    if (!e) throw new Error(this.rejected.get(item.key) ?? `${item.key} is not in the cycle`);
+    if (!e) throw new Error(this.rejected.get(item.key)?.reason ?? `${item.key} is not in the cycle`);
     const { projectId, versionId } = this.cfg;
     return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(item.tests[0] ?? item.key, 200), check);
   }
@@ -264,7 +270,7 @@ export class ZephyrTarget implements Target {
   /** Adds missing keys (≤ 100 per job), waits for the jobs, then reads their executions (see ExecutionReader). */
   private async ensureInCycle(keys: readonly string[]): Promise<void> {
     const cycleId = this.cycle.require().id;
-    const missing = [...new Set(keys)].filter((k) => !this.executions.has(k));
+    const missing = [...new Set(keys)].filter((k) => !this.executions.has(k) && !this.rejected.get(k)?.refused);
     if (!missing.length) return;
     const { projectId, versionId } = this.cfg;
     const invalid = new Set<string>();
@@ -282,15 +288,12 @@ export class ZephyrTarget implements Target {
     for (const e of await this.reader.read({ ...cycle, projectId, versionId }, missing, invalid)) {
       if (!this.executions.has(e.issueKey)) this.executions.set(e.issueKey, e);
     }
-    for (const k of missing) {
-      if (!this.executions.has(k)) {
-        this.rejected.set(
-          k,
-          invalid.has(k)
-            ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
-            : `${k} was not added to the cycle by Zephyr`,
-        );
-      }
+    for (const k of missing.filter((key) => !this.executions.has(key))) {
+      const refused = invalid.has(k);
+      const reason = refused
+        ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
+        : `${k} was not added to the cycle by Zephyr`;
+      this.rejected.set(k, { reason, refused });
     }
   }
 }
