@@ -15,6 +15,11 @@ export interface ResolvedConfig {
   readonly targets: readonly ResolvedTarget[];
   /** Targets whose credentials are present but whose settings are invalid: journaled, not sent. */
   readonly invalid: readonly TargetDefinition[];
+  /**
+   * The cycle / run each invalid target was to publish into, as far as it resolved: journaled, so that a
+   * replay once the settings are fixed lands there, not in a container named after the replay.
+   */
+  readonly invalidContainers: Readonly<Record<string, { name: string; id?: string }>>;
   /** Every registered target (for messages such as "no target enabled"). */
   readonly definitions: readonly TargetDefinition[];
   readonly outboxDir: string;
@@ -79,6 +84,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const runName = defaultRunName(env, now);
   const targets: ResolvedTarget[] = [];
   const invalid: TargetDefinition[] = [];
+  const invalidContainers: Record<string, { name: string; id?: string }> = {};
   const secrets: string[] = [];
   for (const definition of definitions) {
     const own = targetOptions(p, opts, definition.optionsKey);
@@ -96,13 +102,18 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     });
     if (config === undefined) continue;
     if (p.lines.length === before) targets.push({ definition, config });
-    else invalid.push(definition);
+    else {
+      invalid.push(definition);
+      const meta = definition.journalMeta(config);
+      invalidContainers[definition.id] = { name: meta.containerName, id: meta.containerId };
+    }
   }
   const outboxDir = readString(p, opts.outboxDir, env, 'outboxDir', 'PW_TMS_OUTBOX_DIR') || DEFAULT_OUTBOX_DIR;
   const summaryFile = readString(p, opts.summaryFile, env, 'summaryFile', 'PW_TMS_SUMMARY_FILE') || 'test-results/tms-summary.json';
   return Object.freeze({
     targets: Object.freeze(targets),
     invalid: Object.freeze(invalid),
+    invalidContainers: Object.freeze(invalidContainers),
     definitions,
     outboxDir: path.resolve(rootDir, outboxDir),
     summaryFile: path.resolve(rootDir, summaryFile),

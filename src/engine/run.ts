@@ -269,6 +269,10 @@ export class PublishRun {
 function journalMeta(config: ResolvedConfig): Record<string, JournalTargetMeta> {
   const meta: Record<string, JournalTargetMeta> = {};
   for (const { definition, config: c } of config.targets) meta[definition.id] = definition.journalMeta(c);
-  for (const d of config.invalid) meta[d.id] ??= { settings: {}, containerName: '' };
+  // Settings stay the environment's (the replay's, once fixed); the container is the one the run meant.
+  for (const d of config.invalid) {
+    const c = config.invalidContainers[d.id];
+    meta[d.id] ??= { settings: {}, containerName: c?.name ?? '', ...(c?.id ? { containerId: c.id } : {}) };
+  }
   return meta;
 }

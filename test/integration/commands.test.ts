@@ -173,6 +173,21 @@ describe('replay after fixing a wrong container id', () => {
   });
 });
 
+describe('replay after fixing invalid settings', () => {
+  it('lands in the cycle the run meant, not in one named after the replay', async () => {
+    const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    const files = { 'i.spec.ts': `import { test } from '@playwright/test';\ntest('i', { tag: '@PROJ-96' }, () => {});` };
+    const run = await runPlaywright({ files, env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'meant for this', ZEPHYR_COMMENT_LIMIT: 'lots' } });
+    expect(run.output).toContain('ZEPHYR_COMMENT_LIMIT');
+    expect(run.summary!.targets.zephyr).toMatchObject({ enabled: false, unsent: 1 });
+    // Fixed: the bad setting is gone, and nothing names the cycle any more.
+    const replayed = await runReplay(run.outboxDir, zephyrOnly);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(zephyrStatuses(sandbox, 'meant for this')).toEqual({ 'PROJ-96': 1 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
+
 describe('usage', () => {
   it("`<command> --help` prints that command's usage; an unknown flag is named with it, in one line of ours", async () => {
     const help = await cli(['replay', '--help'], {});
