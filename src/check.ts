@@ -9,6 +9,9 @@ import { TARGETS } from './targets';
  * `npx playwright-tms-reporter check`: read-only verification of what env configures, one line per
  * check, exit code 0 when everything is usable. Meant as a CI step before the tests.
  */
+/** How long `check` waits for one answer. */
+const CHECK_TIMEOUT_MS = 10_000;
+
 export async function check(
   env: NodeJS.ProcessEnv,
   write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
@@ -25,16 +28,21 @@ export async function check(
     if (!config.invalid.length) say(false, `no target configured: set ${definitions.map((d) => d.enableHint).join(' or ')}`);
     return 1;
   }
-  const http = createHttp();
+  // A check is a fail-fast CI step: a short timeout, one retry, the services side by side (a host that
+  // takes connections and never answers cost 3 minutes with the publishing timeout and retries).
+  const http = createHttp({ timeoutMs: CHECK_TIMEOUT_MS });
   try {
-    for (const { definition, config: c } of config.targets) {
-      // Few retries: a check should answer quickly, and it never writes.
-      const target = definition.create(c, { send: http.send, secrets: config.secrets, lane: { retries: 2 } });
-      for (const line of await target.check()) {
+    const results = await Promise.all(
+      config.targets.map(({ definition, config: c }) =>
+        definition.create(c, { send: http.send, secrets: config.secrets, lane: { retries: 1 } }).check(),
+      ),
+    );
+    config.targets.forEach(({ definition }, i) => {
+      for (const line of results[i]) {
         say(line.ok, labelled(definition.label, line.text));
         if (!line.ok) failed++;
       }
-    }
+    });
   } finally {
     await http.close();
   }
