@@ -88,6 +88,12 @@ export class RequestLane {
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
       return await exchange();
+    } catch (error) {
+      // A 429 is for the whole key / IP, also when the call is not retried here (a poll retries by itself).
+      const failure = classify(error, this.now());
+      if (failure.kind === 'rate-limited' && failure.waitMs !== undefined && failure.waitMs > 0)
+        this.pausedUntil = Math.max(this.pausedUntil, this.now() + failure.waitMs);
+      throw error;
     } finally {
       // The service counts a request when it arrives, somewhere between our send and its answer:
       // dating the slot at the answer keeps our window behind the service's, whatever the latency.

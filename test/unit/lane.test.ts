@@ -79,6 +79,15 @@ describe('RequestLane', () => {
     for (let i = 1; i < sentAt.length; i++) expect(sentAt[i] - sentAt[i - 1]).toBeGreaterThanOrEqual(5_000);
   });
 
+  it('a 429 on a call that is not retried by the lane (a poll retries by itself) still pauses every other request', async () => {
+    const c = clock();
+    const lane = new RequestLane({ name: 'cs', concurrency: 4, rateLimit: null, ...c, random: () => 0 });
+    await expect(lane.send('poll', async () => Promise.reject(err(429, '', { 'retry-after': '7' })))).rejects.toThrow('HTTP 429');
+    const before = c.now();
+    await lane.send('post', async () => undefined);
+    expect(c.now() - before).toBeGreaterThanOrEqual(7_000);
+  });
+
   it('keeps at most `concurrency` exchanges in flight', async () => {
     const lane = new RequestLane({ name: 'z', concurrency: 3, rateLimit: null });
     let active = 0;
