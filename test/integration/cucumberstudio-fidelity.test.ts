@@ -166,6 +166,18 @@ describe('CucumberStudio fidelity (live)', () => {
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 
+  it('only ids that do not exist: the documented empty run (never an empty scenario_ids), every result refused and named', async () => {
+    const name = 'fidelity only unknown ids';
+    const { value: run, log } = await recorded(() =>
+      runPlaywright({ files: tagged([987656]), env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name } }),
+    );
+    expect(count(log, 'POST /projects/:pid/test_runs', 422)).toBe(1); // the mapped id, refused
+    expect(count(log, 'POST /projects/:pid/test_runs', 201)).toBe(1); // then { external: true }
+    expect(csRun(sandbox, name).scenarioIds).toEqual([]);
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 0, refused: 1 });
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
   it('processes creating the run at the same instant: results in the lowest id; duplicates keep their name and say where the results are', async () => {
     const name = 'fidelity race';
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };

@@ -107,6 +107,15 @@ describe('CucumberStudio sandbox: headers', () => {
 });
 
 describe('CucumberStudio sandbox: test runs and tests', () => {
+  it('refuses an empty scenario_ids (not documented); external without it is the documented empty run', async () => {
+    const empty = await createRun({ name: 'Empty', scenario_ids: [] });
+    expect(empty.status).toBe(422);
+    expect(JSON.stringify(empty.json)).toContain('external: true');
+    const external = await createRun({ name: 'External', external: true });
+    expect(external.status).toBe(201);
+    expect(external.json.data.attributes.external).toBe(true);
+  });
+
   it('creates a run with scenario_ids: statuses {} and 423 until generated, then tests without scenario linkage', async () => {
     const created = await createRun({ name: 'Nightly 1', description: 'd', scenario_ids: [1, '7', 11] });
     expect(created.status).toBe(201);

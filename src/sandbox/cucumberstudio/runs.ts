@@ -51,6 +51,10 @@ export function createRun(ctx: RouteContext): SandboxResponse {
     scenarioIds = source.scenarioIds.slice();
     if (attrs.description === undefined) description = source.description;
   } else if (attrs.scenario_ids !== undefined && attrs.scenario_ids !== null) {
+    // What production does with an empty list is not established (absent means every scenario): refused here,
+    // so that no client depends on it.
+    if (Array.isArray(attrs.scenario_ids) && attrs.scenario_ids.length === 0)
+      return errorResponse(422, 'scenario_ids is empty: leave it out for every scenario, or send external: true for an empty run', route);
     const parsed = parseScenarioIds(store, attrs.scenario_ids, 'scenario_ids');
     if ('error' in parsed) return errorResponse(422, parsed.error, route);
     scenarioIds = parsed.ids; // `external` is ignored when scenario_ids is given

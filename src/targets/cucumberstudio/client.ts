@@ -101,11 +101,14 @@ export class CucumberStudioClient {
     return this.call('test_runs/get', 'GET', `/test_runs/${runId}`);
   }
 
-  /** One attempt (no retry): the caller re-checks by name before repeating a create. */
+  /**
+   * One attempt (no retry): the caller re-checks by name before repeating a create. No id yet: the
+   * documented empty run (`external` without `scenario_ids`). An empty `scenario_ids` is not documented,
+   * and an absent one means every scenario of the project.
+   */
   createRunOnce(name: string, scenarioIds: readonly number[], description: string): Promise<JsonApiDocument> {
-    return this.exchange('test_runs/create', 'POST', '/test_runs', {
-      data: { attributes: { name, description, scenario_ids: scenarioIds } },
-    });
+    const what = scenarioIds.length ? { scenario_ids: scenarioIds } : { external: true };
+    return this.exchange('test_runs/create', 'POST', '/test_runs', { data: { attributes: { name, description, ...what } } });
   }
 
   /** Adds scenarios to a run; the service skips scenarios already in it, so repeating is harmless. */
