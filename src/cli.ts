@@ -19,7 +19,7 @@ const COMMAND_USAGE: Record<string, string> = {
   replay: `  replay [outboxDir]   send what earlier runs could not send (idempotent); PW_TMS_DRY_RUN=1 prints it instead`,
   check: `  check                verify credentials and ids from env (read-only); exit 0 when all good`,
   ...Object.fromEntries(TARGETS.map((d, i) => [d.command, CREATE_LINES[i]])),
-  sandbox: `  sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit N/SECONDS]
+  sandbox: `  sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit [SERVICE=]N/SECONDS]
           [--set SERVICE.SETTING=VALUE ...] [--former-host [--former-host-status 301|302|307|308]]
                        local stand-in for the services (README: "Commands")`,
 };

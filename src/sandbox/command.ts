@@ -14,7 +14,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
       'fault-rate': { type: 'string', default: '0' },
       'applied-fault-rate': { type: 'string', default: '0' },
       'reset-rate': { type: 'string', default: '0' },
-      'rate-limit': { type: 'string' },
+      'rate-limit': { type: 'string', multiple: true, default: [] },
       seed: { type: 'string', default: '42' },
       set: { type: 'string', multiple: true, default: [] },
       'former-host': { type: 'boolean', default: false },
@@ -32,8 +32,15 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     faultRate: num('fault-rate', values['fault-rate'], 1),
     appliedFaultRate: num('applied-fault-rate', values['applied-fault-rate'], 1),
     resetRate: num('reset-rate', values['reset-rate'], 1),
-    rateLimit: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : null,
+    rateLimit: null as ReturnType<typeof parseRateLimit> | null,
   };
+  // `N/SECONDS` for both services, or `SERVICE=N/SECONDS` for one (Zephyr ~30/60 per key, CucumberStudio 200/60 per IP).
+  const limits: Record<string, ReturnType<typeof parseRateLimit> | null> = { zephyr: null, cucumberstudio: null };
+  for (const text of values['rate-limit']) {
+    const m = /^(zephyr|cucumberstudio)=(.*)$/.exec(text);
+    if (m) limits[m[1]] = parseRateLimit(m[2]);
+    else limits.zephyr = limits.cucumberstudio = parseRateLimit(text);
+  }
   const settings = values.set.map(parseSetting);
   const formerStatus = Number(values['former-host-status']) as RedirectStatus;
   if (!REDIRECT_STATUSES.includes(formerStatus)) {
@@ -43,7 +50,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     port: num('port', values.port),
     host: values.host,
     seed: num('seed', values.seed),
-    faults: { zephyr: faults, cucumberstudio: faults },
+    faults: { zephyr: { ...faults, rateLimit: limits.zephyr }, cucumberstudio: { ...faults, rateLimit: limits.cucumberstudio } },
     ...(values['former-host'] ? { formerHost: { service: 'cucumberstudio', status: formerStatus } } : {}),
   });
   try {

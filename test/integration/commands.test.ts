@@ -202,3 +202,33 @@ describe('usage', () => {
     expect(bad.output).not.toContain("after '--'");
   });
 });
+
+describe('sandbox command', () => {
+  it('--rate-limit SERVICE=N/SECONDS limits one service; N/SECONDS both', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sandbox', '--port', '0', '--rate-limit', 'zephyr=30/60', '--rate-limit', 'cucumberstudio=200/60'],
+      {
+        cwd: REPO,
+        env: baseEnv({}),
+      },
+    );
+    try {
+      let out = '';
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`sandbox exited ${code}: ${out}`)));
+      });
+      const faults = (await (await fetch(`${origin}/__sandbox/faults`)).json()) as Record<string, { rateLimit: unknown }>;
+      expect(faults.zephyr.rateLimit).toEqual({ count: 30, windowMs: 60_000 });
+      expect(faults.cucumberstudio.rateLimit).toEqual({ count: 200, windowMs: 60_000 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
