@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createHash } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { adminAnswer } from './admin';
 import { startFormerHost, type FormerHost, type FormerHostOptions, type FormerHostStats } from './former-host';
 import { NO_FAULTS, RateLimiter, seededRandom } from './limits';
 import { readBody, send, write } from './wire';
 import { takeOverride, withOwnOverrides } from './overrides';
-import type { SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
+import type { RequestLogEntry, SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule, ServiceName } from './types';
+
+export type { RequestLogEntry } from './types';
 
 /** Counters the core keeps per service: what the sandbox received and how it answered. */
 export interface ServiceStats {
@@ -22,18 +25,6 @@ export interface ServiceStats {
   bytesOut: number;
   /** Only for the service given a former host: what reached it (not counted in `requests`, logged as route `former host`). */
   formerHost?: FormerHostStats;
-}
-
-export interface RequestLogEntry {
-  service: ServiceName;
-  method: string;
-  target: string;
-  route: string;
-  status: number;
-  /** Wall-clock time (ms since the epoch) the answer was sent. */
-  at: number;
-  /** A rate-limited answer's wait as the client was told it, in whole seconds. */
-  waitSeconds?: number;
 }
 
 export interface SandboxCoreOptions {
@@ -232,6 +223,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     st.byRoute[route] = (st.byRoute[route] ?? 0) + 1;
     st.byStatus[answer.status] = (st.byStatus[answer.status] ?? 0) + 1;
     if (requestLog.length < MAX_LOG) {
+      const bodyDigest = rawBytes.length ? createHash('sha256').update(rawBytes).digest('hex').slice(0, 12) : undefined;
       const entry: RequestLogEntry = {
         service: module.name,
         method: sreq.method,
@@ -240,7 +232,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
         status: answer.status,
         at: Date.now(),
       };
-      requestLog.push(waitSeconds === undefined ? entry : { ...entry, waitSeconds });
+      requestLog.push({ ...entry, ...(waitSeconds === undefined ? {} : { waitSeconds }), ...(bodyDigest ? { bodyDigest } : {}) });
     }
     st.bytesOut += write(res, answer);
   }

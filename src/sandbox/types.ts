@@ -115,3 +115,17 @@ export interface ServiceModule {
   /** Env vars that point the reporter at this module, given the sandbox origin. */
   env(origin: string): Record<string, string>;
 }
+
+export interface RequestLogEntry {
+  service: ServiceName;
+  method: string;
+  target: string;
+  route: string;
+  status: number;
+  /** Wall-clock time (ms since the epoch) the answer was sent. */
+  at: number;
+  /** A rate-limited answer's wait as the client was told it, in whole seconds. */
+  waitSeconds?: number;
+  /** Of the request body, when there is one: tells a request sent again from another one to the same path. */
+  bodyDigest?: string;
+}
