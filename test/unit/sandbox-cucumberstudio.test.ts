@@ -248,6 +248,10 @@ describe('CucumberStudio sandbox: test runs and tests', () => {
       'Scenario 8 (large)',
     ]);
     expect(after[0].attributes.status).toBe('passed');
+    // Renaming is not documented: refused, so that no client depends on it.
+    const renamed = await api('PATCH', tr, { data: { attributes: { name: 'Other' } } });
+    expect(renamed.status).toBe(422);
+    expect(JSON.stringify(renamed.json)).toContain('name cannot be changed');
     const single = await api('PATCH', tr, { data: { attributes: { scenario_id: 1 } } });
     expect(single.json.data.attributes.statuses).toMatchObject({ passed: 1, undefined: 4 }); // nothing new: no regeneration
     expect((await api('PATCH', tr, { data: { attributes: { scenario_ids: [4000] } } })).status).toBe(422);

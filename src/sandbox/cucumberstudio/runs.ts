@@ -84,7 +84,7 @@ export function getRun(ctx: RouteContext): SandboxResponse {
 
 /**
  * #63 — change the description and/or add scenarios (`scenario_id` or `scenario_ids`), as documented; `name` is
- * also accepted (undocumented, kept for compatibility). Only scenarios not yet in the run get tests; when some are
+ * refused (renaming is not documented). Only scenarios not yet in the run get tests; when some are
  * added the run is generating again (test list 423, statuses `{}`). Everything is validated before anything is
  * applied. Answer: `patchRunStatus` / `patchRunData`.
  */
@@ -93,8 +93,9 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
   const run = ctx.run as TestRun;
   const attrs = attributesOf(ctx.req.body);
   if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
-  if (attrs.name !== undefined && (typeof attrs.name !== 'string' || attrs.name.trim() === '')) {
-    return errorResponse(422, "name can't be blank", route);
+  // Renaming a run is not documented (field evidence): refused, so that no client depends on it.
+  if (attrs.name !== undefined) {
+    return errorResponse(422, 'name cannot be changed: a run takes description, scenario_id or scenario_ids', route);
   }
   if (attrs.description !== undefined && attrs.description !== null && typeof attrs.description !== 'string') {
     return errorResponse(422, 'description must be a string', route);
@@ -106,13 +107,9 @@ export function patchRun(ctx: RouteContext): SandboxResponse {
     if ('error' in parsed) return errorResponse(422, parsed.error, route);
     toAdd.push(...parsed.ids);
   }
-  const known = ['name', 'description', 'scenario_id', 'scenario_ids'];
+  const known = ['description', 'scenario_id', 'scenario_ids'];
   if (!known.some((k) => attrs[k] !== undefined)) {
-    return errorResponse(422, 'Nothing to update: send description, name, scenario_id or scenario_ids', route);
-  }
-  if (typeof attrs.name === 'string') {
-    run.name = attrs.name;
-    run.updatedAt = Date.now();
+    return errorResponse(422, 'Nothing to update: send description, scenario_id or scenario_ids', route);
   }
   if (attrs.description !== undefined) store.setDescription(run, typeof attrs.description === 'string' ? attrs.description : '');
   store.addScenarios(run, toAdd);
