@@ -50,7 +50,7 @@ function sessionState(run) {
     streaming: !!s.stream,
     queued: s.stream ? s.stream.pending.size : null,
     inflight: s.stream ? s.stream.batches.size : null, // batches in flight
-    confirmed: s.confirmed.size,
+    confirmed: s.ledger.confirmedCount,
     lanePausedMs: Math.max(0, Math.round(s.target.lane.pausedUntil - Date.now())),
     laneCalls: s.target.lane.stats.calls,
     lane429: s.target.lane.stats.rateLimited,
