@@ -280,4 +280,4 @@ async function tailUnderLimits(log) {
   return { scale: S, runMs: RUN_MS, sandbox: SANDBOX, client: CLIENT, rows };
 }
 
-module.exports = { tailUnderLimits, scenario };
+module.exports = { tailUnderLimits, scenario, sessionState };

@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+
+// Figure 8 reads a run's sessions (private fields: the stream, the ledger, the lane) to report what the
+// engine holds at the end of the run. A rename in the engine broke that figure once without any test
+// noticing; this runs the bench's own reader against the built package.
+const require = createRequire(import.meta.url);
+const L = require('../../bench/lib.js');
+const { sessionState } = require('../../bench/tail.js');
+
+const dir = mkdtempSync(path.join(tmpdir(), 'bench-state-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it("bench figure 8 reads a run's engine state (streaming, confirmed, lane calls)", async () => {
+  const sandbox = await L.startSandbox({ port: 0 });
+  try {
+    const config = L.resolveConfig(
+      { outboxDir: path.join(dir, 'outbox'), summaryFile: path.join(dir, 'summary.json'), zephyr: { cycleName: 'bench state' } },
+      L.pick(sandbox.env(), 'ZEPHYR_'),
+      dir,
+    );
+    expect(config.problems).toEqual([]);
+    const run = new L.PublishRun(config, { printer: L.silentPrinter() });
+    const recs = L.records(3, { failEvery: 0 });
+    run.start(recs.map((r: { testId: string; keys: unknown }) => ({ testId: r.testId, keys: r.keys })));
+    for (const r of recs) run.record(r);
+    // While the run goes on (before finish): the stream sends the three results; wait for the ledger to hold them.
+    await expect.poll(() => sessionState(run)[0].confirmed, { timeout: 30_000 }).toBe(3);
+    const [state] = sessionState(run);
+    expect(state).toMatchObject({ target: 'zephyr', streaming: true, queued: 0, inflight: 0, lane429: 0 });
+    expect(state.laneCalls).toBeGreaterThan(0);
+    await run.finish(recs, 0);
+  } finally {
+    await sandbox.close();
+  }
+});
