@@ -226,9 +226,7 @@ describe('zephyr sandbox API', () => {
     expect(JSON.parse(done.message)).toEqual({ updated: executionIds.length, notFound: ['no-such-execution'] });
     const cycle = await call('GET', `/cycle/${cycleId}?projectId=10000&versionId=-1&expand=executionSummaries`);
     expect(cycle.json).toMatchObject({ status: 'done', totalExecutions: 5, totalExecuted: 5 });
-    expect(cycle.json.executionSummaries).toEqual([
-      { executionStatusId: 2, executionStatusName: 'FAIL', executionStatusColor: '#CC3300', count: 5 },
-    ]);
+    expect(cycle.json.executionSummaries).toEqual([{ executionStatusName: 'FAIL', executionStatusColor: '#CC3300', count: 5 }]);
     expectError(await call('POST', '/executions', { executions: executionIds, status: 42 }), 400, /42/);
     const tooMany = Array.from({ length: 1001 }, (_, i) => `e-${i}`);
     expectError(await call('POST', '/executions', { executions: tooMany, status: 1 }), 400, /1000/);

@@ -31,7 +31,8 @@ export function cycleView(store: ZephyrStore, cycle: Cycle, expand: string | nul
       .sort((a, b) => a[0] - b[0])
       .map(([id, count]) => {
         const s = store.status(id);
-        return { executionStatusId: id, executionStatusName: s?.name ?? String(id), executionStatusColor: s?.color ?? '', count };
+        // By name only: production's summaries are not known to carry the status id (field evidence).
+        return { executionStatusName: s?.name ?? String(id), executionStatusColor: s?.color ?? '', count };
       });
   }
   return view;
