@@ -212,9 +212,13 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
       answer = { ...module.rateLimitResponse(waitSeconds), route: 'rate-limited' };
     } else {
       const canned = takeOverride(f, sreq);
-      if (canned) {
+      // An `applied` override lets the request take effect first (unless it is refused), then answers its canned reply.
+      const handled = canned?.applied ? (module.authenticate(sreq) ?? (await module.handle(sreq))) : undefined;
+      if (canned && !(handled && handled.status >= 300)) {
         st.overridden++;
         answer = { status: canned.status, headers: { ...(canned.headers ?? {}) }, body: canned.body, route: 'override' };
+      } else if (handled) {
+        answer = handled;
       } else {
         answer = module.authenticate(sreq) ?? (await handleWithFaults(module, sreq, f, st));
       }

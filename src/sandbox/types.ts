@@ -69,6 +69,8 @@ export interface ResponseOverride {
   headers?: Record<string, string>;
   /** How many requests it answers before it is dropped; unlimited when absent. */
   times?: number;
+  /** The request is handled first (it takes effect, as a write a server applied before failing), then this answers. */
+  applied?: boolean;
 }
 
 /** Name a module is mounted under (admin API keys, stats, state); each module chooses its own. */

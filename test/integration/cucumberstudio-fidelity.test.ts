@@ -113,6 +113,50 @@ describe('CucumberStudio fidelity (live)', () => {
     }
   });
 
+  // After a 500 to the PATCH that adds scenarios, the reporter looks at the run before sending them again.
+  it.each([
+    ['applied', true, 0],
+    ['not applied', false, 1],
+  ])(
+    'scenarios added to a reused run, %s then answered 500: sent again only if not in the run, one result per test',
+    async (what, applied, again) => {
+      const name = `fidelity re-add ${what}`;
+      const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+      await runPlaywright({ files: tagged([51, 52]), env });
+      // A service that makes a scenario's tests again when it is re-added (unspecified): a needless repeat shows as a second test.
+      sandbox.configure('cucumberstudio', { readdScenario: 'duplicate' });
+      sandbox.setFaults('cucumberstudio', {
+        overrides: [
+          {
+            method: 'PATCH',
+            pathIncludes: '/test_runs/',
+            status: 500,
+            body: '{"error":"Internal Server Error"}',
+            headers: JSONAPI,
+            times: 1,
+            applied,
+          },
+        ],
+      });
+      try {
+        const { value: run, log } = await recorded(() => runPlaywright({ files: tagged([51, 52, 53], [53]), env }));
+        expect(count(log, 'override', 500)).toBe(1);
+        expect(count(log, 'PATCH /projects/:pid/test_runs/:trid')).toBe(again);
+        const r = csRun(sandbox, name);
+        expect(r.scenarioIds.sort()).toEqual([51, 52, 53]);
+        expect(r.snapshots.map((t) => [t.scenarioId, t.results.map((x) => x.status)])).toEqual([
+          [51, ['passed', 'passed']],
+          [52, ['passed', 'passed']],
+          [53, ['failed']],
+        ]);
+        expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, unsent: 0, errors: [] });
+      } finally {
+        sandbox.configure('cucumberstudio', { readdScenario: 'skip' });
+        sandbox.setFaults('cucumberstudio', { overrides: [] });
+      }
+    },
+  );
+
   it('a truncated JSON list surfaces at once with its own message; the results stay in the outbox and replay sends them', async () => {
     const name = 'fidelity truncated';
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS: '60000' };

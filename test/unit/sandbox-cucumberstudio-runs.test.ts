@@ -9,7 +9,7 @@ afterAll(() => h.close());
 beforeEach(() => {
   h.sandbox.reset();
   h.clock.now = 0;
-  h.module.configure({ patchRunStatus: 200, patchRunData: 'object' });
+  h.module.configure({ patchRunStatus: 200, patchRunData: 'object', readdScenario: 'skip' });
 });
 
 const patch = (runId: string, attributes: Record<string, unknown>) =>
@@ -64,5 +64,21 @@ describe('CucumberStudio sandbox: PATCH on a run', () => {
     expect((await patch(run.id, { scenario_ids: [999] })).status).toBe(422);
     expect((await patch(run.id, {})).status).toBe(422);
     expect(h.state().testRuns[0].descriptionHistory).toEqual(['']);
+  });
+
+  it("re-adding a scenario the run holds: skipped by default, a second set of tests with readdScenario 'duplicate'", async () => {
+    const run = (await h.createRun({ name: 'R', scenario_ids: [1] })).json.data;
+    // Counted once generated (the clock moved past the generation).
+    const testsOf = (sid: number) => {
+      h.clock.now += 60_000;
+      return h.state().testRuns[0].snapshots.filter((t: { scenarioId: number }) => t.scenarioId === sid).length;
+    };
+    expect((await patch(run.id, { scenario_ids: [1, 2] })).status).toBe(200);
+    expect([testsOf(1), testsOf(2)]).toEqual([1, 1]);
+    h.module.configure({ readdScenario: 'duplicate' });
+    expect((await patch(run.id, { scenario_ids: [2] })).status).toBe(200);
+    expect([testsOf(1), testsOf(2)]).toEqual([1, 2]);
+    expect(h.state().testRuns[0].scenarioIds).toEqual([1, 2]);
+    expect(() => h.module.configure({ readdScenario: 'twice' as never })).toThrow(/readdScenario must be 'skip' or 'duplicate'/);
   });
 });

@@ -40,6 +40,11 @@ export interface CucumberStudioSettings {
   patchRunData: 'object' | 'array' | 'documented';
   /** Unknown values in `step-statuses` answer 422 instead of being stored as `undefined` (spec). Default false. */
   strictStepStatuses: boolean;
+  /**
+   * A scenario added again to a run that holds it (create or PATCH): `'skip'` (the spec's suggestion, default)
+   * or `'duplicate'` (a second set of tests; re-adding is unspecified, so a client must not depend on it).
+   */
+  readdScenario: 'skip' | 'duplicate';
 }
 
 export const SETTING_DEFAULTS: CucumberStudioSettings = {
@@ -52,6 +57,7 @@ export const SETTING_DEFAULTS: CucumberStudioSettings = {
   patchRunStatus: 200,
   patchRunData: 'object',
   strictStepStatuses: false,
+  readdScenario: 'skip',
 };
 
 type Check = (v: unknown) => boolean;
@@ -78,6 +84,7 @@ const CHECKS: Record<keyof CucumberStudioSettings, [Check, string]> = {
   patchRunStatus: [oneOf([200, 201, 'documented']), "200, 201 or 'documented'"],
   patchRunData: [oneOf(['object', 'array', 'documented']), "'object', 'array' or 'documented'"],
   strictStepStatuses: [boolean, 'a boolean'],
+  readdScenario: [oneOf(['skip', 'duplicate']), "'skip' or 'duplicate'"],
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

@@ -149,8 +149,9 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   }
 
   /**
-   * Adds tests for the scenarios not yet in the run (no duplicates). When anything was added the run
-   * re-enters the generating state. Returns the scenario ids actually added.
+   * Adds tests for the scenarios not yet in the run (no duplicates), or with `readdScenario: 'duplicate'`
+   * for scenarios already in it too (a second set of tests). When anything was added the run re-enters the
+   * generating state. Returns the scenario ids actually added.
    *
    * The new tests appear one by one, evenly over the generation delay (the last one at its end), the way the
    * service builds them: with `generationAnswer: 'partial'` a list read meanwhile shows a growing prefix.
@@ -162,12 +163,12 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     const now = this.now();
     const delay = this.settings.generationDelayMs;
     for (const sid of scenarioIds) {
-      if (present.has(sid)) continue;
+      if (present.has(sid) && this.settings.readdScenario === 'skip') continue;
       const scenario = this.scenario(sid);
       if (!scenario) continue;
+      if (!present.has(sid)) run.scenarioIds.push(sid);
       present.add(sid);
       added.push(sid);
-      run.scenarioIds.push(sid);
       const scenarioSnapshotId = 2 * this.base + ++this.seq.scenarioSnapshot;
       const rows: Array<Dataset | null> = scenario.datasets.length > 0 ? scenario.datasets : [null];
       for (const dataset of rows) {

@@ -111,9 +111,12 @@ export class CucumberStudioClient {
     return this.exchange('test_runs/create', 'POST', '/test_runs', { data: { attributes: { name, description, ...what } } });
   }
 
-  /** Adds scenarios to a run; the service skips scenarios already in it, so repeating is harmless. */
-  addScenarios(runId: number, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
-    return this.call('test_runs/patch', 'PATCH', `/test_runs/${runId}`, {
+  /**
+   * One attempt (no retry): re-adding a scenario already in a run is not specified (the service may make
+   * its tests again), so the caller looks at the run before repeating an add that may have been applied.
+   */
+  addScenariosOnce(runId: number, scenarioIds: readonly number[]): Promise<JsonApiDocument> {
+    return this.exchange('test_runs/patch', 'PATCH', `/test_runs/${runId}`, {
       data: { type: 'test_runs', id: runId, attributes: { scenario_ids: scenarioIds } },
     });
   }

@@ -238,25 +238,32 @@ export class CucumberStudioTarget implements Target {
     const runId = Number(this.run.require().id);
     const todo = new Set(wanted.filter((id) => !this.bySnapshot.has(id) && !this.lifecycle.absent.has(id)));
     if (!todo.size) return;
+    const list = async () =>
+      asArray((await this.client.listTestsOnce(runId)).data).map((r) => {
+        const snapshot = toSnapshot(r);
+        if (snapshot.stepCount !== undefined) this.results.stepCounts.set(snapshot.id, snapshot.stepCount);
+        return snapshot;
+      });
     const wait = () =>
       waitForTests(
-        {
-          runId,
-          list: async () =>
-            asArray((await this.client.listTestsOnce(runId)).data).map((r) => {
-              const snapshot = toSnapshot(r);
-              if (snapshot.stepCount !== undefined) this.results.stepCounts.set(snapshot.id, snapshot.stepCount);
-              return snapshot;
-            }),
-          index: this.index,
-          todo,
-          run: this.lifecycle,
-        },
+        { runId, list, index: this.index, todo, run: this.lifecycle },
         { timeoutMs: this.cfg.snapshotTimeoutMs, ...this.o.wait },
       );
+    // After an add that may have been applied: its tests are awaited; a list that settles without them means it was not.
+    const stillLacking = async (ids: number[]) => {
+      const awaited = new Set(ids);
+      const settledWithout = new Set<number>();
+      const run = {
+        requested: awaited,
+        absent: settledWithout,
+        checkExistence: async (short: readonly number[]) => short.forEach((id) => settledWithout.add(id)),
+      };
+      await waitForTests({ runId, list, index: this.index, todo: awaited, run }, { timeoutMs: this.cfg.snapshotTimeoutMs, ...this.o.wait });
+      return ids.filter((id) => !this.index.testsOf(id).length);
+    };
     let state = await wait();
     const lacking = [...todo].filter((id) => !this.index.testsOf(id).length && !this.lifecycle.requested.has(id));
-    if (lacking.length && (await this.lifecycle.add(runId, lacking)).length) state = await wait();
+    if (lacking.length && (await this.lifecycle.add(runId, lacking, stillLacking)).length) state = await wait();
     const missing = [...todo].filter((id) => !this.index.testsOf(id).length && !this.lifecycle.absent.has(id));
     if (missing.length && this.index.fallback) {
       // Still missing by name (e.g. the scenario was renamed since the run was generated): look up every unattributed test.

@@ -68,9 +68,18 @@ export class RunLifecycle implements RunScenarios {
     return { id: String(value.id), name, reused };
   }
 
-  /** Adds scenarios to the run (the service skips those already in it, so repeating is harmless); returns the ids sent. */
-  async add(runId: number, scenarioIds: readonly number[]): Promise<number[]> {
-    const sent = await this.withExisting(scenarioIds, false, async (ids) => void (await this.client.addScenarios(runId, ids)));
+  /**
+   * Adds scenarios to the run; returns the ids sent. Re-adding a scenario the run holds is not specified
+   * (the service may make its tests again), so after a failure that may have been applied (a 5xx, a
+   * reset) nothing goes again before `stillLacking` has looked at the run: only the ids it names do.
+   */
+  async add(runId: number, scenarioIds: readonly number[], stillLacking: (ids: number[]) => Promise<number[]>): Promise<number[]> {
+    const sent = await this.withExisting(scenarioIds, false, (ids) =>
+      this.lane.retry('test_runs/patch', async (_attempt, previous) => {
+        const todo = previous?.kind === 'transient' && previous.ambiguous ? await stillLacking(ids) : ids;
+        if (todo.length) await this.client.addScenariosOnce(runId, todo);
+      }),
+    );
     for (const id of sent) this.requested.add(id);
     return sent;
   }
