@@ -160,7 +160,19 @@ export function readStatusMap(p: Problems, v: unknown, name: string): StatusMapO
   return out;
 }
 
-/** The option values as given (ignoring type problems), for secrets that must be redacted regardless. */
+/**
+ * Secrets to redact, even when other settings are invalid: each value as used (trimmed: CI secrets often end
+ * in a newline; the whitespace around it is not part of it), without quotes around it, and each of those as
+ * it reads inside JSON text.
+ */
 export function rawStrings(values: unknown[]): string[] {
-  return values.filter((v): v is string => typeof v === 'string');
+  const forms = new Set<string>();
+  for (const v of values) {
+    if (typeof v !== 'string') continue;
+    for (const s of [v.trim(), v.trim().replace(/^(["'])(.*)\1$/s, '$2')]) {
+      forms.add(s);
+      forms.add(JSON.stringify(s).slice(1, -1));
+    }
+  }
+  return [...forms];
 }

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 function secretsOf(env: Record<string, string>): string[] {
-  return [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].filter(Boolean);
+  return [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].filter(Boolean).map((s) => s.trim());
 }
 
 describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
@@ -48,7 +48,16 @@ describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
 describe.each(MODES)('credentials in a test error (%s)', (mode) => {
   it("a test that prints the run's own credentials (in its title, error and a text attachment): they reach neither the services nor the outbox", async () => {
     const name = `printed secrets ${mode}`;
-    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const e = sandbox.env();
+    // As CI secrets often come: with a trailing newline or space. The reporter uses them trimmed, and so does the app under test.
+    const env = {
+      ...e,
+      ZEPHYR_SECRET_KEY: `${e.ZEPHYR_SECRET_KEY}\n`,
+      ZEPHYR_ACCESS_KEY: `${e.ZEPHYR_ACCESS_KEY} `,
+      CUCUMBERSTUDIO_ACCESS_TOKEN: `${e.CUCUMBERSTUDIO_ACCESS_TOKEN}\r\n`,
+      ZEPHYR_CYCLE_NAME: name,
+      CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+    };
     // The service stays down for the run, so that the journal is kept and can be read (3 s: no need to wait out its retries).
     sandbox.setFaults('zephyr', { down: true });
     let run;
@@ -56,9 +65,10 @@ describe.each(MODES)('credentials in a test error (%s)', (mode) => {
       run = await runPlaywright({
         files: {
           's.spec.ts': `import { test } from '@playwright/test';
-test('prints its env ' + process.env.ZEPHYR_SECRET_KEY, { tag: ['@PROJ-61', '@cs-61'] }, async () => {
-  await test.info().attach('env-log', { body: 'token ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN, contentType: 'text/plain' });
-  throw new Error('env: ' + process.env.ZEPHYR_SECRET_KEY + ' ' + process.env.ZEPHYR_ACCESS_KEY + ' ' + process.env.CUCUMBERSTUDIO_ACCESS_TOKEN);
+const env = (k: string) => process.env[k]!.trim();
+test('prints its env ' + env('ZEPHYR_SECRET_KEY'), { tag: ['@PROJ-61', '@cs-61'] }, async () => {
+  await test.info().attach('env-log', { body: 'token ' + env('CUCUMBERSTUDIO_ACCESS_TOKEN'), contentType: 'text/plain' });
+  throw new Error('env: ' + env('ZEPHYR_SECRET_KEY') + ' ' + env('ZEPHYR_ACCESS_KEY') + ' ' + env('CUCUMBERSTUDIO_ACCESS_TOKEN'));
 });`,
         },
         env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' },

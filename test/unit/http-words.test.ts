@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { serviceWords, WORDS_MAX } from '../../src/http/words';
 import { redact } from '../../src/http/errors';
+import { cucumberStudioSecrets } from '../../src/targets/cucumberstudio/config';
 
 describe("serviceWords: the service's own words from any error body", () => {
   it('JSON:API errors: detail, else title; several joined', () => {
@@ -70,5 +71,12 @@ describe("serviceWords: the service's own words from any error body", () => {
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhYmNkZWYifQ.c2lnbmF0dXJlLXZhbHVl';
     const said = serviceWords(redact(`{"errors":["access-token ${token} expired","bearer ${jwt}"]}`, [token]));
     expect(said).toBe('access-token [redacted] expired; bearer [redacted-jwt]');
+  });
+
+  it('redacts a secret given with a trailing newline or in quotes, as used and as JSON text quotes it', () => {
+    const secrets = cucumberStudioSecrets({ accessToken: 'tok-12345-SECRET\r\n' }, { CUCUMBERSTUDIO_ACCESS_TOKEN: '"tok-quoted-9876"' });
+    expect(redact('token=tok-12345-SECRET\nnext line', secrets)).toBe('token=[redacted]\nnext line');
+    expect(redact('{"error":"token \\"tok-quoted-9876\\" is invalid"}', secrets)).toBe('{"error":"token [redacted] is invalid"}');
+    expect(redact(JSON.stringify({ sent: 'a"tok-quoted-9876"b' }), secrets)).not.toContain('tok-quoted');
   });
 });
