@@ -12,9 +12,19 @@ export function defaultRunName(env: Env, now: Date): string {
   if (env.CI_PIPELINE_ID && env.GITLAB_CI)
     return `Playwright pipeline ${env.CI_PIPELINE_ID}${env.CI_COMMIT_REF_NAME ? ` (${env.CI_COMMIT_REF_NAME})` : ''}`;
   if (env.BUILD_TAG && env.JENKINS_URL) return `Playwright ${env.BUILD_TAG}`;
-  if (env.BUILDKITE_BUILD_ID) return `Playwright Buildkite build ${env.BUILDKITE_BUILD_NUMBER ?? env.BUILDKITE_BUILD_ID}`;
+  // Buildkite numbers builds per pipeline and Azure's build number is per definition (`yyyyMMdd.r` by default):
+  // the ids are unique across pipelines, the numbers and names only make the name readable.
+  if (env.BUILDKITE_BUILD_ID) {
+    const pipeline = env.BUILDKITE_PIPELINE_SLUG ? `${env.BUILDKITE_PIPELINE_SLUG} ` : '';
+    const number = env.BUILDKITE_BUILD_NUMBER ? `#${env.BUILDKITE_BUILD_NUMBER} ` : '';
+    return `Playwright ${pipeline}${number}(Buildkite build ${env.BUILDKITE_BUILD_ID})`;
+  }
   if (env.CIRCLE_WORKFLOW_ID) return `Playwright CircleCI workflow ${env.CIRCLE_WORKFLOW_ID}`;
-  if (env.BUILD_BUILDID && env.TF_BUILD) return `Playwright Azure build ${env.BUILD_BUILDNUMBER ?? env.BUILD_BUILDID}`;
+  if (env.BUILD_BUILDID && env.TF_BUILD) {
+    const definition = env.BUILD_DEFINITIONNAME ? `${env.BUILD_DEFINITIONNAME} ` : '';
+    const number = env.BUILD_BUILDNUMBER ? `${env.BUILD_BUILDNUMBER} ` : '';
+    return `Playwright ${definition}${number}(Azure build ${env.BUILD_BUILDID})`;
+  }
   return `Playwright ${localDateTime(now)}`;
 }
 
