@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { redact } from './http/errors';
 
 /** Everything the package prints goes through here, so secrets are redacted in one place. */
@@ -41,4 +42,14 @@ export function createPrinter(
 export function labelled(label: string, text: string): string {
   const named = /^([A-Za-z][\w ]*): /.exec(text);
   return named && label.startsWith(named[1]) ? `${label}: ${text.slice(named[0].length)}` : `${label}: ${text}`;
+}
+
+/**
+ * The command that sends what a run kept in `outboxDir`, for the lines that advise it: it names the folder
+ * unless it is the default one where the command is run (a config in a subfolder keeps its outbox there).
+ */
+export function replayCommand(outboxDir: string | undefined, cwd = process.cwd()): string {
+  const relative = outboxDir === undefined ? 'tms-outbox' : path.relative(cwd, outboxDir) || '.';
+  if (relative === 'tms-outbox') return '`npx playwright-tms-reporter replay`';
+  return `\`npx playwright-tms-reporter replay ${/[\s'"$]/.test(relative) ? JSON.stringify(relative) : relative}\``;
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunSummary, TargetSummary } from './model';
+import { replayCommand } from './output';
 
 /** `<label>: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
 export function summaryLine(s: TargetSummary): string {
@@ -24,7 +25,8 @@ export function summaryLine(s: TargetSummary): string {
   if (s.unmapped) parts.push(`${s.unmapped} test${s.unmapped === 1 ? '' : 's'} not mapped`);
   if (s.notRun) parts.push(`${s.notRun} not run`);
   if (s.refused) parts.push(`${s.refused} refused by the service (see above; not kept for replay)`);
-  if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
+  const replay = replayCommand(s.outbox && path.dirname(s.outbox));
+  if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run ${replay})`);
   if (s.verify?.containerStatus) parts.push(`${s.container?.kind ?? 'container'} status: ${s.verify.containerStatus}`);
   const files = s.attachments;
   if (files) {
@@ -32,8 +34,7 @@ export function summaryLine(s: TargetSummary): string {
     const what = [`${up} attachment${up === 1 ? '' : 's'} uploaded`];
     if (files.skipped.length)
       what.push(`${files.skipped.length} skipped: ${files.skipped.slice(0, 3).join(', ')}${files.skipped.length > 3 ? ', …' : ''}`);
-    if (files.failed.length)
-      what.push(`${files.failed.length} not sent (kept in ${s.outbox ?? 'the outbox'}; run \`npx playwright-tms-reporter replay\`)`);
+    if (files.failed.length) what.push(`${files.failed.length} not sent (kept in ${s.outbox ?? 'the outbox'}; run ${replay})`);
     parts.push(what.join(', '));
   }
   if (s.link) parts.push(s.link);

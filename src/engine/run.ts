@@ -4,7 +4,7 @@ import { redact } from '../http/errors';
 import { Deadline } from '../kit/deadline';
 import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
-import type { Printer } from '../output';
+import { replayCommand, type Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
 import { EndEstimate } from './end-of-run';
@@ -239,7 +239,7 @@ export class PublishRun {
       const settled = this.sessions.map((s) => s.finish(records, notRun));
       const outcome = await Promise.race([Promise.all(settled), cut]);
       if (outcome !== 'cut') return outcome;
-      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; the rest is kept in the outbox: run \`npx playwright-tms-reporter replay\``;
+      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; the rest is kept in the outbox: run ${replayCommand(this.config.outboxDir)}`;
       return this.sessions.map((s) => s.cutShort(records, notRun, reason));
     } finally {
       clearInterval(progress);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, withHint } from '../../src/http/errors';
 import type { RunSummary } from '../../src/model';
-import { labelled } from '../../src/output';
+import * as path from 'node:path';
+import { labelled, replayCommand } from '../../src/output';
 import { stepSummaryMarkdown, summaryLine } from '../../src/summary';
 
 describe('GitHub job summary', () => {
@@ -64,10 +65,33 @@ describe('summary line', () => {
       unsent: 0,
       calls: 9,
       durationMs: 1,
-      outbox: '/ci/tms-outbox/run-1.jsonl',
+      outbox: path.resolve('tms-outbox/run-1.jsonl'),
       attachments: { uploaded: 1, present: 0, skipped: [], failed: ['PROJ-1/shot.png'] },
     });
-    expect(line).toContain('1 not sent (kept in /ci/tms-outbox/run-1.jsonl; run `npx playwright-tms-reporter replay`)');
+    expect(line).toContain(`1 not sent (kept in ${path.resolve('tms-outbox/run-1.jsonl')}; run \`npx playwright-tms-reporter replay\`)`);
+  });
+
+  it('the replay command names the outbox folder unless it is the default one where it is run', () => {
+    expect(replayCommand('/repo/tms-outbox', '/repo')).toBe('`npx playwright-tms-reporter replay`');
+    expect(replayCommand(undefined, '/repo')).toBe('`npx playwright-tms-reporter replay`');
+    // `playwright test -c e2e/playwright.config.ts` from the repo root: the outbox is beside the config.
+    expect(replayCommand('/repo/e2e/tms-outbox', '/repo')).toBe('`npx playwright-tms-reporter replay e2e/tms-outbox`');
+    expect(replayCommand('/tmp/my outbox', '/repo')).toBe('`npx playwright-tms-reporter replay "../tmp/my outbox"`');
+    const line = summaryLine({
+      target: 'cucumberstudio',
+      enabled: true,
+      published: 0,
+      countsByStatus: {},
+      unmapped: 0,
+      notRun: 0,
+      errors: [],
+      unsent: 3,
+      calls: 2,
+      durationMs: 1,
+      outbox: path.resolve('e2e/tms-outbox/run-2.jsonl'),
+    });
+    expect(line).toContain('3 not sent (kept in');
+    expect(line).toContain('run `npx playwright-tms-reporter replay e2e/tms-outbox`)');
   });
 });
 
