@@ -73,10 +73,14 @@ export function annotationValues(test: Pick<TestLike, 'annotations' | 'results'>
 
 /** First capture group (or whole match) of every tag that matches, `@` included in what is matched. */
 export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string[] {
-  return test.tags
-    .map((t) => pattern.exec(t))
-    .filter((m): m is RegExpExecArray => !!m)
-    .map((m) => m[1] ?? m[0]);
+  return (
+    test.tags
+      // Playwright takes a title's tag up to the next space: "login (@PROJ-3)" or "@PROJ-3, @PROJ-4" give "@PROJ-3)" and
+      // "@PROJ-3,". No key ends in punctuation, so what closes a bracket or a sentence is not part of it.
+      .map((t) => pattern.exec(t.replace(/[)\]}>,.;:!?"']+$/, '')))
+      .filter((m): m is RegExpExecArray => !!m)
+      .map((m) => m[1] ?? m[0])
+  );
 }
 
 /** What the mapping needs of a target: its id and how a Playwright test maps to its keys. */

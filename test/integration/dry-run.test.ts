@@ -91,3 +91,18 @@ test('jira project CS', { tag: '@CS-712' }, () => {});`,
   expect(run.output).toContain('Zephyr Squad: the zephyr annotation "PROJ_8" of "keys.spec.ts › typo" is not a key; not mapped by it');
   expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unmapped: 1 });
 });
+
+it('keys written in a title next to punctuation map (Playwright takes the tag up to the next space)', async () => {
+  const run = await runPlaywright({
+    files: {
+      'titles.spec.ts': `import { test } from '@playwright/test';
+test('login (@PROJ-341)', () => {});
+test('logout @PROJ-342, @cs-343.', () => {});`,
+    },
+    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1', ZEPHYR_CYCLE_NAME: 'Dry titles', CUCUMBERSTUDIO_TEST_RUN_ID: '77' },
+  });
+  expect(run.output).toContain('dry run: Zephyr Squad PROJ-341 -> PASS');
+  expect(run.output).toContain('dry run: Zephyr Squad PROJ-342 -> PASS');
+  expect(run.output).toContain('dry run: CucumberStudio 343 -> passed');
+  expect(run.summary!.targets.zephyr).toMatchObject({ unmapped: 0 });
+});

@@ -60,6 +60,13 @@ describe('keys', () => {
     const linked = fakeTest(['passed'], { annotations: [{ type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-12' }] });
     expect(zephyrKeysOf(linked)).toEqual(['PROJ-12']);
   });
+  it('a tag written in a title next to punctuation ("login (@PROJ-341)", "@PROJ-342,") is still its key', () => {
+    // Playwright takes a title's tag up to the next space, punctuation included.
+    const t = fakeTest(['passed'], { tags: ['@PROJ-341)', '@PROJ-342,', '@PROJ-343.', '@PROJ-344]', '@cs-345)', '@cs-346".'] });
+    expect(zephyrKeysOf(t)).toEqual(['PROJ-341', 'PROJ-342', 'PROJ-343', 'PROJ-344']);
+    expect(scenarioIdsOf(t)).toEqual([345, 346]);
+    expect(zephyrKeysOf(fakeTest(['passed'], { tags: ['@PROJ-3x)', '@(PROJ-5)'] }))).toEqual([]);
+  });
   it('annotation values that are not keys are named, at most five lines', () => {
     const bad = (i: number) =>
       fakeTest(['passed'], {
