@@ -91,5 +91,8 @@ export function addNotSent(summary: TargetSummary, failed: PublishResult['failed
 /** The files' outcome, when there were files; those not uploaded are an error line. */
 export function addFiles(summary: TargetSummary, files: NonNullable<TargetSummary['attachments']>): void {
   if (files.uploaded + files.present + files.skipped.length + files.failed.length) summary.attachments = { ...files };
-  if (files.failed.length) summary.errors.push(`${files.failed.length} attachments not uploaded: ${files.failed.slice(0, 3).join('; ')}`);
+  if (files.failed.length)
+    summary.errors.push(
+      `${files.failed.length} attachment${files.failed.length === 1 ? '' : 's'} not uploaded: ${files.failed.slice(0, 3).join('; ')}`,
+    );
 }

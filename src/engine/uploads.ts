@@ -103,9 +103,12 @@ export class UploadQueue {
     try {
       let bytes = ref.body;
       if (!bytes) {
-        const size = fs.statSync(ref.path ?? '', { throwIfNoEntry: false })?.size;
+        const stat = fs.statSync(ref.path ?? '', { throwIfNoEntry: false });
+        const size = stat?.size;
         if (size === undefined && !this.ending) return void this.queued.delete(`${item.key}\0${fileName}`);
         if (size === undefined) return this.skip(item.key, fileName, `file gone: ${ref.path}`);
+        // A folder (or a device) given as an attachment's path: no later try can send it.
+        if (!stat?.isFile()) return this.skip(item.key, fileName, `not a file: ${ref.path}`);
         if (size > this.o.maxBytes) return this.skip(item.key, fileName, `${size} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
         bytes = fs.readFileSync(ref.path as string);
       } else if (bytes.length > this.o.maxBytes) {
@@ -166,7 +169,8 @@ const MAX_NAME = 120;
 /** A file name for an attachment: its name, made safe, with the extension of its file or else of its type. */
 export function withExtension(name: string, contentType: string, fileExtension?: string): string {
   const safe = name.replace(/[^\w.-]+/g, '_') || 'attachment';
-  const own = path.extname(safe);
+  // What follows the last dot is an extension only if it looks like one ("report.final v2" has none).
+  const own = /^\.[A-Za-z0-9]{1,5}$/.test(path.extname(safe)) ? path.extname(safe) : '';
   const ext = own || fileExtension || EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()] || '';
   const stem = own ? safe.slice(0, -own.length) : safe;
   // A long name keeps its start and its extension (a test title used as the name can run to hundreds of characters).

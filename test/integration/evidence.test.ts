@@ -214,6 +214,30 @@ test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 
+  it('a folder given as a path is skipped and named, not kept for replay; a name with a dot in it keeps its type', async () => {
+    const name = 'evidence odd files';
+    const run = await runPlaywright({
+      files: {
+        'odd.spec.ts': `import { test } from '@playwright/test';
+test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
+  testInfo.attachments.push({ name: 'output folder', path: testInfo.outputDir, contentType: 'text/plain' });
+  await testInfo.attach('my report.final v2', { body: 'all done', contentType: 'text/plain' });
+  throw new Error('broke');
+});`,
+      },
+      env: envFor(name),
+    });
+    expect(resultOf(name, 5).attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
+    expect(executionOf(name, 'PROJ-5').attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
+    for (const target of ['zephyr', 'cucumberstudio'] as const) {
+      const files = run.summary?.targets[target]?.attachments;
+      expect(files?.skipped).toEqual([expect.stringMatching(/^output_folder\.txt \(not a file: .+\)$/)]);
+      expect(files?.failed).toEqual([]);
+      expect(run.summary?.targets[target]).toMatchObject({ unsent: 0, errors: [] });
+    }
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
   it('uploads refused during the run stay in the outbox; replay attaches each file exactly once', async () => {
     const name = 'evidence cs replay';
     const outage = {

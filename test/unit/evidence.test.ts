@@ -167,6 +167,9 @@ describe('upload names', () => {
     expect(withExtension(`${'x'.repeat(400)}.png`, 'image/png')).toBe(`${'x'.repeat(116)}.png`);
     expect(withExtension('y'.repeat(400), 'application/zip')).toBe(`${'y'.repeat(116)}.zip`);
     expect(withExtension('.hidden', 'text/plain')).toBe('.hidden.txt');
+    // What follows the last dot is the extension only if it looks like one.
+    expect(withExtension('my report.final v2', 'text/plain')).toBe('my_report.final_v2.txt');
+    expect(withExtension('data.jsonl', 'text/plain')).toBe('data.jsonl');
   });
 });
 
