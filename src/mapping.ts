@@ -1,34 +1,15 @@
 /**
- * Pure mapping: Playwright test -> keys in each service, final outcome, error text; and the
- * worst-wins aggregation used by every target. No I/O here.
+ * Pure mapping: Playwright test -> keys in each service, final outcome, the record of a finished test
+ * (what its attempt carries: attempt.ts); and the worst-wins aggregation used by every target. No I/O here.
  */
-import { FULL_ERROR_LIMIT, stripAnsi, truncate, wasCut } from './comment';
-import type { AttachmentRef, Outcome, PlanItem, StepStatus, TestRecord } from './model';
+import { wasCut } from './comment';
+import type { AttachmentRef, Outcome, PlanItem, TestRecord } from './model';
+import { attachmentsOf, errorOf, stepStatuses, wantsAttachments, type Annotation, type ResultLike } from './attempt';
+
+export { stepStatuses, type ResultLike } from './attempt';
 
 // Targets and outside targets (the fake in the tests) take the comment helpers from here too.
 export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, isDefaultComment, stripAnsi, truncate, wasCut } from './comment';
-
-type Annotation = { type: string; description?: string };
-
-type ErrorLike = {
-  message?: string;
-  stack?: string;
-  value?: string;
-  location?: { file: string; line: number; column: number };
-  /** What the error was thrown for (`new Error(…, { cause })`), as Playwright passes it on. */
-  cause?: ErrorLike;
-};
-
-/** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
-export interface ResultLike {
-  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
-  retry: number;
-  annotations?: readonly Annotation[];
-  error?: ErrorLike;
-  errors?: readonly ErrorLike[];
-  steps?: readonly { category: string; error?: unknown; annotations?: readonly Annotation[] }[];
-  attachments?: readonly { name: string; contentType: string; path?: string; body?: Buffer }[];
-}
 
 /** The part of Playwright's TestCase the mapping reads. */
 export interface TestLike {
@@ -157,56 +138,6 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
   return result.retry >= test.retries;
 }
 
-/**
- * Every error of the attempt (several `expect.soft` failures, then what was thrown), each with its causes:
- * the first as it is (a comment shows its first line and where it was thrown), the others after it.
- */
-function errorOf(result: ResultLike | undefined): { error?: string; errorLocation?: string } {
-  const errors = result?.errors?.length ? result.errors : result?.error ? [result.error] : [];
-  const texts = errors.map((e) => textOf(e)).filter((t) => t.length > 0);
-  if (!texts.length) return {};
-  const loc = errors.find((e) => textOf(e))?.location;
-  const text = texts.map((t, i) => (i === 0 ? t : `--- error ${i + 1} of ${texts.length} ---\n${t}`)).join('\n\n');
-  return {
-    error: truncate(text, FULL_ERROR_LIMIT),
-    ...(loc ? { errorLocation: `${loc.file}:${loc.line}:${loc.column}` } : {}),
-  };
-}
-
-function textOf(e: ErrorLike | undefined, depth = 0): string {
-  const text = stripAnsi(e?.message ?? e?.value ?? e?.stack ?? '').trim();
-  // A cause chain can be long (or, in a hand-made error, endless): the first few say enough.
-  const cause = e?.cause && depth < 3 ? textOf(e.cause, depth + 1) : '';
-  return cause ? `${text}\n[cause]: ${cause}` : text;
-}
-
-/** Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps). */
-export function stepStatuses(result: ResultLike | undefined): StepStatus[] {
-  const steps = (result?.steps ?? []).filter((s) => s.category === 'test.step');
-  const statuses: StepStatus[] = steps.map((s) =>
-    s.error ? 'failed' : s.annotations?.some((a) => a.type === 'skip') ? 'skipped' : 'passed',
-  );
-  // A step cut off by the test's timeout carries no error of its own: the last one that ran is where it hung.
-  if (result?.status === 'timedOut' && statuses.length && !statuses.includes('failed')) statuses[statuses.length - 1] = 'failed';
-  return statuses;
-}
-
-/** Whether a test's attachments go up under the policy: `failed` covers failed, timed-out and flaky tests. */
-export function wantsAttachments(policy: 'failed' | 'all' | 'none', outcome: Outcome): boolean {
-  if (policy === 'none') return false;
-  return policy === 'all' || outcome === 'failed' || outcome === 'timedOut' || outcome === 'flaky';
-}
-
-/** The last attempt's attachments (a flaky test's failing attempt is the interesting one for `failed`). */
-export function attachmentsOf(test: TestLike, outcome: Outcome): AttachmentRef[] {
-  const failing =
-    outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
-  const result = failing ?? test.results[test.results.length - 1];
-  return (result?.attachments ?? [])
-    .filter((a) => a.path || a.body)
-    .map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
-}
-
 /** Builds the journaled record of a finished test, or null when it never ran. */
 export function recordOf(
   test: TestLike,
@@ -229,7 +160,7 @@ export function recordOf(
     // A `test.fail()` that passed has no error of its own: Playwright's words for what went wrong.
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
-    ...optional('steps', stepStatuses(test.results[test.results.length - 1])),
+    ...optional('steps', stepStatuses(test.results[test.results.length - 1], test.expectedStatus)),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
     ...(wanted ? { evidence: true as const } : {}),
   };

@@ -136,6 +136,42 @@ describe.each(MODES)('evidence (%s)', (mode) => {
     expect(run.output).toMatch(/CucumberStudio: .*3 attachments uploaded/);
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
+
+  it('steps as the attempt ended: a timeout fails the step it cut off only, a skip or an expected failure fails none', async () => {
+    const name = `evidence step endings ${mode}`;
+    await runPlaywright({
+      files: {
+        'steps.spec.ts': `import { test } from '@playwright/test';
+test('times out after its steps @cs-6', async () => {
+  test.setTimeout(1000);
+  await test.step('s1', async () => {});
+  await test.step('s2', async () => {});
+  await new Promise((r) => setTimeout(r, 5000));
+});
+test('hangs in its second step @cs-8', async () => {
+  test.setTimeout(1000);
+  await test.step('s1', async () => {});
+  await test.step('s2', () => new Promise(() => {}));
+});
+test('skips itself inside a step @cs-9', async () => {
+  await test.step('s1', async () => {});
+  await test.step('s2', async () => test.skip(true, 'not here'));
+});
+test('fails as it expects @cs-10', async () => {
+  test.fail();
+  await test.step('s1', async () => {});
+  await test.step('s2', async () => { throw new Error('known bug'); });
+});`,
+      },
+      env: envFor(name),
+      mode,
+    });
+    const steps = (id: number) => [resultOf(name, id).status, resultOf(name, id).stepStatuses];
+    expect(steps(6)).toEqual(['failed', ['passed', 'passed', 'skipped']]);
+    expect(steps(8)).toEqual(['failed', ['passed', 'failed', 'skipped']]);
+    expect(steps(9)).toEqual(['skipped', ['passed', 'skipped', 'skipped']]);
+    expect(steps(10)).toEqual(['passed', ['passed', 'passed', 'skipped']]);
+  });
 });
 
 describe('evidence: policies, limits, replay (live)', () => {

@@ -106,6 +106,31 @@ describe('evidence of a result', () => {
     expect(stepStatuses({ status: 'timedOut', retry: 0, steps: hung })).toEqual(['passed', 'failed']);
     const failedFirst = [{ category: 'test.step', error: {} }, { category: 'test.step' }];
     expect(stepStatuses({ status: 'timedOut', retry: 0, steps: failedFirst })).toEqual(['failed', 'passed']);
+    // Playwright's steps have durations: -1 is the one the timeout cut off; a timeout after the steps fails none.
+    const cutOff = [
+      { category: 'test.step', duration: 2 },
+      { category: 'test.step', duration: -1 },
+    ];
+    expect(stepStatuses({ status: 'timedOut', retry: 0, steps: cutOff })).toEqual(['passed', 'failed']);
+    const allEnded = [
+      { category: 'test.step', duration: 2 },
+      { category: 'test.step', duration: 3 },
+    ];
+    expect(stepStatuses({ status: 'timedOut', retry: 0, steps: allEnded })).toEqual(['passed', 'passed']);
+  });
+
+  it('a step in which the test skipped itself is skipped; a failure test.fail() expected leaves its step passed', () => {
+    const skippedInside = [
+      { category: 'test.step', duration: 1 },
+      { category: 'test.step', duration: 1, error: { message: 'Test is skipped: not here' } },
+    ];
+    expect(stepStatuses({ status: 'skipped', retry: 0, steps: skippedInside })).toEqual(['passed', 'skipped']);
+    const expected = [
+      { category: 'test.step', duration: 1 },
+      { category: 'test.step', duration: 1, error: { message: 'x' } },
+    ];
+    expect(stepStatuses({ status: 'failed', retry: 0, steps: expected }, 'failed')).toEqual(['passed', 'passed']);
+    expect(stepStatuses({ status: 'failed', retry: 0, steps: expected }, 'passed')).toEqual(['passed', 'failed']);
   });
 
   it('the full error goes up when the first line had to be cut before its location', () => {

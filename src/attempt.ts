@@ -1,0 +1,93 @@
+/**
+ * What one attempt of a test carries besides its status: its errors, its steps' statuses and its files,
+ * read from Playwright's result (structural types, so tests can pass plain objects). No I/O here.
+ */
+import { FULL_ERROR_LIMIT, stripAnsi, truncate } from './comment';
+import type { AttachmentRef, Outcome, StepStatus } from './model';
+
+export type Annotation = { type: string; description?: string };
+
+export type ErrorLike = {
+  message?: string;
+  stack?: string;
+  value?: string;
+  location?: { file: string; line: number; column: number };
+  /** What the error was thrown for (`new Error(…, { cause })`), as Playwright passes it on. */
+  cause?: ErrorLike;
+};
+
+/** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
+export interface ResultLike {
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  retry: number;
+  annotations?: readonly Annotation[];
+  error?: ErrorLike;
+  errors?: readonly ErrorLike[];
+  /** `duration` is -1 while a step runs: a step the test's timeout cut off keeps it. */
+  steps?: readonly { category: string; error?: unknown; annotations?: readonly Annotation[]; duration?: number }[];
+  attachments?: readonly { name: string; contentType: string; path?: string; body?: Buffer }[];
+}
+
+/**
+ * Every error of the attempt (several `expect.soft` failures, then what was thrown), each with its causes:
+ * the first as it is (a comment shows its first line and where it was thrown), the others after it.
+ */
+export function errorOf(result: ResultLike | undefined): { error?: string; errorLocation?: string } {
+  const errors = result?.errors?.length ? result.errors : result?.error ? [result.error] : [];
+  const texts = errors.map((e) => textOf(e)).filter((t) => t.length > 0);
+  if (!texts.length) return {};
+  const loc = errors.find((e) => textOf(e))?.location;
+  const text = texts.map((t, i) => (i === 0 ? t : `--- error ${i + 1} of ${texts.length} ---\n${t}`)).join('\n\n');
+  return {
+    error: truncate(text, FULL_ERROR_LIMIT),
+    ...(loc ? { errorLocation: `${loc.file}:${loc.line}:${loc.column}` } : {}),
+  };
+}
+
+function textOf(e: ErrorLike | undefined, depth = 0): string {
+  const text = stripAnsi(e?.message ?? e?.value ?? e?.stack ?? '').trim();
+  // A cause chain can be long (or, in a hand-made error, endless): the first few say enough.
+  const cause = e?.cause && depth < 3 ? textOf(e.cause, depth + 1) : '';
+  return cause ? `${text}\n[cause]: ${cause}` : text;
+}
+
+/**
+ * Statuses of the top-level `test.step`s of an attempt, in order (hooks and expects are not steps), read
+ * as the attempt ended: a step in which the test skipped itself (Playwright gives that step the skip as its
+ * error) is skipped, and the failure a `test.fail()` test expected leaves its step passed, like the test.
+ */
+export function stepStatuses(result: ResultLike | undefined, expectedStatus?: ResultLike['status']): StepStatus[] {
+  const steps = (result?.steps ?? []).filter((s) => s.category === 'test.step');
+  const expectedFailure = result?.status === 'failed' && expectedStatus === 'failed';
+  const statuses: StepStatus[] = steps.map((s) => {
+    if (s.annotations?.some((a) => a.type === 'skip')) return 'skipped';
+    if (!s.error) return 'passed';
+    if (result?.status === 'skipped') return 'skipped';
+    return expectedFailure ? 'passed' : 'failed';
+  });
+  // A step the test's timeout cut off carries no error of its own: it is the one that never ended. A
+  // timeout outside every step (after them, or in a fixture's teardown) fails none of them.
+  if (result?.status === 'timedOut' && !statuses.includes('failed')) {
+    const cut = steps.findIndex((s) => s.duration !== undefined && s.duration < 0);
+    if (cut >= 0) statuses[cut] = 'failed';
+    // Without durations (not Playwright's own objects) the last step that ran is the best guess.
+    else if (statuses.length && steps.every((s) => s.duration === undefined)) statuses[statuses.length - 1] = 'failed';
+  }
+  return statuses;
+}
+
+/** Whether a test's attachments go up under the policy: `failed` covers failed, timed-out and flaky tests. */
+export function wantsAttachments(policy: 'failed' | 'all' | 'none', outcome: Outcome): boolean {
+  if (policy === 'none') return false;
+  return policy === 'all' || outcome === 'failed' || outcome === 'timedOut' || outcome === 'flaky';
+}
+
+/** The last attempt's attachments (a flaky test's failing attempt is the interesting one for `failed`). */
+export function attachmentsOf(test: { results: readonly ResultLike[] }, outcome: Outcome): AttachmentRef[] {
+  const failing =
+    outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
+  const result = failing ?? test.results[test.results.length - 1];
+  return (result?.attachments ?? [])
+    .filter((a) => a.path || a.body)
+    .map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
+}
