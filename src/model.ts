@@ -93,6 +93,8 @@ export interface TargetSummary {
   /** Results whose key the service refused (no such Test issue / scenario): not kept for replay. */
   refused?: number;
   outbox?: string;
+  /** publishTimeout ended the publishing before it was done (the rest is in the outbox). */
+  cutShort?: boolean;
   verify?: VerifyReport;
   /** Evidence files: uploaded, already there, skipped on purpose (named, with why), not sent (named, with why). */
   attachments?: { uploaded: number; present: number; skipped: string[]; failed: string[] };

@@ -13,9 +13,11 @@ export function summaryLine(s: TargetSummary): string {
     ? `dry run${container ? ` for ${container}` : ''}`
     : container
       ? container
-      : s.published || s.unsent || s.errors.length
-        ? 'not reached'
-        : 'nothing mapped here';
+      : s.cutShort
+        ? 'cut short by publishTimeout'
+        : s.published || s.unsent || s.errors.length
+          ? 'not reached'
+          : 'nothing mapped here';
   const counts = Object.entries(s.countsByStatus)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');

@@ -236,11 +236,13 @@ export class PublishRun {
     let timer: NodeJS.Timeout | undefined;
     const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), limitMs)));
     try {
-      const settled = this.sessions.map((s) => s.finish(records, notRun));
+      // A session that finished in time keeps its own summary; only the others are cut short.
+      const done = new Map<TargetSession, TargetSummary>();
+      const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
       const outcome = await Promise.race([Promise.all(settled), cut]);
       if (outcome !== 'cut') return outcome;
       const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; the rest is kept in the outbox: run ${replayCommand(this.config.outboxDir)}`;
-      return this.sessions.map((s) => s.cutShort(records, notRun, reason));
+      return this.sessions.map((s) => done.get(s) ?? s.cutShort(records, notRun, reason));
     } finally {
       clearInterval(progress);
       clearTimeout(timer);

@@ -42,6 +42,10 @@ export interface SessionOptions {
 export class TargetSession {
   private begun?: Promise<{ container: ContainerInfo; statuses: StatusTable }>;
   private beginError?: unknown;
+  /** The cycle / run, once found or made (a summary cut short by publishTimeout still names it). */
+  private container?: ContainerInfo;
+  /** publishTimeout ended the publishing: what still runs is abandoned, and its failures are not news. */
+  private cut = false;
   private readonly started = Date.now();
   private warnings: string[] = [];
   private readonly readiness: KeyReadiness;
@@ -118,7 +122,7 @@ export class TargetSession {
       // Report a bad preflight as soon as it is known, not only at the end of the run.
       (error: unknown) => {
         this.beginError = error;
-        this.o.log.error(labelled(this.definition.label, (error as Error).message));
+        if (!this.cut) this.o.log.error(labelled(this.definition.label, (error as Error).message));
       },
     );
   }
@@ -161,6 +165,7 @@ export class TargetSession {
       for (const w of statuses.warnings) this.o.log.error(w);
     }
     const container = await this.target.begin({ knownKeys, followerWaitMs });
+    this.container = container;
     if (container.warning && !this.warnings.includes(container.warning)) {
       this.warnings.push(container.warning);
       this.o.log.error(`${this.definition.label}: ${container.warning}`);
@@ -223,7 +228,16 @@ export class TargetSession {
   cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
     const sent = this.ledger.confirmedCount;
-    return { ...this.summaryOf(unmapped, notRun), published: sent, errors: [reason], unsent: Math.max(0, this.endTotal - sent) };
+    this.cut = true;
+    const c = this.container;
+    return {
+      ...this.summaryOf(unmapped, notRun),
+      ...(c ? { container: { kind: this.definition.containerKind, id: c.id, name: c.name, reused: c.reused } } : {}),
+      cutShort: true,
+      published: sent,
+      errors: [reason],
+      unsent: Math.max(0, this.endTotal - sent),
+    };
   }
 
   private summaryOf(unmapped: number, notRun: number): TargetSummary {

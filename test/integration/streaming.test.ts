@@ -200,4 +200,32 @@ describe('publishTimeout (live)', () => {
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 2 });
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
+
+  it('cuts a service too slow to answer: the summary says so, and the requests it abandons add no error lines', async () => {
+    const name = 'cut while in flight';
+    // No answer comes within the run: its first requests are still in flight when publishTimeout ends it.
+    sandbox.setFaults('zephyr', { latencyMs: 20_000 });
+    let run;
+    try {
+      run = await runPlaywright({
+        files: { 'slow.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});` },
+        env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '2' },
+      });
+    } finally {
+      sandbox.setFaults('zephyr', { latencyMs: 0 });
+    }
+    const lines = run.output.split('\n').filter((l) => l.includes('[tms-reporter]'));
+    const summary = lines.findIndex((l) => l.includes('Zephyr Squad: cut short by publishTimeout — 0 published; 1 not sent (kept in'));
+    expect(summary, lines.join('\n')).toBeGreaterThanOrEqual(0);
+    // The requests abandoned at the cut are closed by the reporter itself: not "reset by the server", and not news after the summary.
+    expect(run.output).not.toContain('connection reset');
+    expect(
+      lines.slice(summary + 1).filter((l) => l.includes('Zephyr')),
+      lines.join('\n'),
+    ).toEqual([]);
+    // CucumberStudio, with nothing mapped to it, was done in time: its line says so, not that it was cut.
+    expect(lines).toContainEqual(expect.stringContaining('CucumberStudio: nothing mapped here — 0 published; 1 test not mapped'));
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ errors: [] });
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+  });
 });
