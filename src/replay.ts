@@ -84,7 +84,7 @@ export async function replay(
       }
       // Results are sent as they were then: said with their age, as a newer run may have published since.
       const age = journal.createdAt ? ` of a run ${ago(Date.now() - Date.parse(journal.createdAt))} (${journal.createdAt})` : '';
-      printer.info(`replaying ${journal.records.length} test results${age} from ${journal.file}`);
+      printer.info(`replaying ${journal.records.length} test result${journal.records.length === 1 ? '' : 's'}${age} from ${journal.file}`);
       const run = new PublishRun(config, { printer, journal, deps });
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {

@@ -231,13 +231,13 @@ export class PublishRun {
     const started = Date.now();
     const every = this.o.progressEveryMs ?? 10_000;
     const before = this.sessions.map((s) => s.progress().sent);
-    const progress = setInterval(() => this.printProgress(started, before), every);
+    // A session that finished in time keeps its own summary (only the others are cut short), and its progress says done.
+    const done = new Map<TargetSession, TargetSummary>();
+    const progress = setInterval(() => this.printProgress(started, before, done), every);
     progress.unref?.();
     let timer: NodeJS.Timeout | undefined;
     const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), limitMs)));
     try {
-      // A session that finished in time keeps its own summary; only the others are cut short.
-      const done = new Map<TargetSession, TargetSummary>();
       const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
       const outcome = await Promise.race([Promise.all(settled), cut]);
       if (outcome !== 'cut') return outcome;
@@ -250,12 +250,13 @@ export class PublishRun {
   }
 
   /** `before`: what each session had sent when the end began (the rate counts the end only). */
-  private printProgress(started: number, before: readonly number[]): void {
+  private printProgress(started: number, before: readonly number[], done: ReadonlyMap<TargetSession, TargetSummary>): void {
     const elapsed = Date.now() - started;
     if (elapsed < (this.o.quietEndMs ?? QUIET_END_MS)) return;
     const parts = this.sessions.map((s, i) => {
       const { sent, total, stage, filesLeft } = s.progress();
       const head = `${s.definition.label} ${sent}/${total} results sent`;
+      if (done.has(s)) return `${head}, done`;
       // Once the statuses are out, the time left is the files' and the read-back's, not a rate of results.
       if (stage === 'attachments') return `${head}, uploading attachments (${filesLeft} left)`;
       if (stage === 'read-back') return `${head}, reading them back`;

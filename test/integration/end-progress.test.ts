@@ -61,4 +61,29 @@ describe('end of the run: progress lines', () => {
     expect(progress.some((l) => /Zephyr Squad 2\/2 results sent, uploading attachments \([1-4] left\)/.test(l))).toBe(true);
     expect(progress.filter((l) => / 0 s left/.test(l))).toEqual([]);
   });
+
+  it('a service done while another still sends says so, not the stage it last was in', async () => {
+    const name = 'progress one done';
+    const env = baseEnv({ ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
+    const lines: string[] = [];
+    const printer = createPrinter([], false, (text) => lines.push(text.trim()));
+    const records: TestRecord[] = [
+      { testId: 'a', title: 'a', keys: { zephyr: ['PROJ-1'], cucumberstudio: ['1'] }, outcome: 'passed', attempts: 1 },
+    ];
+    const config = { ...resolveConfig({ definitions: TARGETS, options: {}, env }), outboxDir: path.join(tempDir('progress'), 'outbox') };
+    // CucumberStudio answers slower than Zephyr (400 ms): it is still at work for seconds after Zephyr is done.
+    sandbox.setFaults('cucumberstudio', { latencyMs: 1_500 });
+    try {
+      const run = new PublishRun(config, { printer, progressEveryMs: 100, quietEndMs: 0 });
+      run.start(records);
+      const summary = await run.finish(records, 0);
+      expect(summary.targets.zephyr).toMatchObject({ published: 1, errors: [] });
+      expect(summary.targets.cucumberstudio).toMatchObject({ published: 1, errors: [] });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { latencyMs: 0 });
+    }
+    const progress = lines.filter((l) => l.includes('publishing:'));
+    expect(progress.some((l) => l.includes('Zephyr Squad 1/1 results sent, done; CucumberStudio'))).toBe(true);
+    expect(progress.filter((l) => l.includes('Zephyr Squad 1/1 results sent, reading them back') && l.endsWith('s left'))).toEqual([]);
+  });
 });
