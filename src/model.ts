@@ -110,4 +110,6 @@ export interface RunSummary {
   startedAt: string;
   finishedAt: string;
   targets: Record<TargetId, TargetSummary>;
+  /** Why nothing was published at all (a run with no tests, or one Playwright ended before any test). */
+  note?: string;
 }

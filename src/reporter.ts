@@ -81,13 +81,13 @@ export default class TmsReporter implements Reporter {
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (this.empty && this.config) {
-      this.printer.info(
+      const note =
         result.status === 'passed'
           ? 'this run has no tests; nothing to publish'
-          : `no test ran (Playwright ended the run "${result.status}" before any test: its error is above); nothing published`,
-      );
+          : `no test ran (Playwright ended the run "${result.status}" before any test: its error is above); nothing published`;
+      this.printer.info(note);
       const at = new Date().toISOString();
-      this.report({ version: 1, startedAt: result.startTime?.toISOString?.() ?? at, finishedAt: at, targets: {} });
+      this.report({ version: 1, startedAt: result.startTime?.toISOString?.() ?? at, finishedAt: at, targets: {}, note });
       return undefined;
     }
     if (!this.run || !this.config || !this.suite) return undefined;

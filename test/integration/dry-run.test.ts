@@ -69,7 +69,11 @@ it('a run whose global setup fails publishes nothing, says why, and writes a sum
     '[tms-reporter] no test ran (Playwright ended the run "failed" before any test: its error is above); nothing published',
   );
   expect(run.output).not.toContain('this run has no tests');
-  expect(run.summary).toMatchObject({ version: 1, targets: {} });
+  expect(run.summary).toMatchObject({
+    version: 1,
+    targets: {},
+    note: expect.stringMatching(/^no test ran \(Playwright ended the run "failed"/),
+  });
   const after = sandbox.stats();
   expect(after.zephyr.requests).toBe(before.zephyr.requests);
   expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
