@@ -168,7 +168,13 @@ const MAX_NAME = 120;
 
 /** A file name for an attachment: its name, made safe, with the extension of its file or else of its type. */
 export function withExtension(name: string, contentType: string, fileExtension?: string): string {
-  const safe = name.replace(/[^\w.-]+/g, '_') || 'attachment';
+  // Accents are dropped rather than the letters they sit on ("résumé" -> "resume"); other scripts become "_"
+  // (the multipart file-name encoding the services accept beyond ASCII is not established).
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\w.-]+/g, '_');
+  const safe = /[A-Za-z0-9]/.test(ascii) ? ascii : 'attachment';
   // What follows the last dot is an extension only if it looks like one ("report.final v2" has none).
   const own = /^\.[A-Za-z0-9]{1,5}$/.test(path.extname(safe)) ? path.extname(safe) : '';
   const ext = own || fileExtension || EXTENSIONS[contentType.split(';')[0].trim().toLowerCase()] || '';

@@ -195,6 +195,9 @@ describe('upload names', () => {
     // What follows the last dot is the extension only if it looks like one.
     expect(withExtension('my report.final v2', 'text/plain')).toBe('my_report.final_v2.txt');
     expect(withExtension('data.jsonl', 'text/plain')).toBe('data.jsonl');
+    // Accents go, the letters stay; a name with no letter of the Latin alphabet is named by its type.
+    expect(withExtension('Ünïcødé résumé', 'application/json')).toBe('Unic_de_resume.json');
+    expect(withExtension('截图', 'image/png')).toBe('attachment.png');
   });
 });
 
