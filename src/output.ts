@@ -18,8 +18,11 @@ export function createPrinter(
   secrets: readonly string[],
   debug: boolean,
   write: (text: string) => void = (t) => process.stderr.write(t),
+  /** Which of several reporter instances of one run prints (absent: the only one). */
+  instance?: number,
 ): Printer {
-  const out = (line: string) => write(`${PREFIX} ${redact(line, secrets)}\n`);
+  const prefix = instance === undefined ? PREFIX : `${PREFIX.slice(0, -1)} ${instance}]`;
+  const out = (line: string) => write(`${prefix} ${redact(line, secrets)}\n`);
   // A preflight error is printed as soon as it is known; the end summary must not print it again.
   const printed = new Set<string>();
   return {

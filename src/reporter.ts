@@ -26,6 +26,10 @@ export default class TmsReporter implements Reporter {
   /** Playwright began the run with no test (an empty shard, or global setup / webServer failed). */
   private empty = false;
 
+  /** Instances between their construction and their onEnd: a config may list the reporter twice (two projects). */
+  private static live = 0;
+  private readonly instance = ++TmsReporter.live;
+
   constructor(
     private readonly options: TmsReporterOptions = {},
     env: NodeJS.ProcessEnv = process.env,
@@ -54,7 +58,8 @@ export default class TmsReporter implements Reporter {
         projects: suite.suites.filter((s) => s.allTests().length).map((s) => s.project()?.name ?? s.title),
       });
       this.config = c;
-      this.printer = createPrinter(c.secrets, c.debug);
+      // Several instances in one run: each numbers its lines, which would read alike otherwise.
+      this.printer = createPrinter(c.secrets, c.debug, undefined, TmsReporter.live > 1 ? this.instance : undefined);
       for (const p of c.problems) this.printer.error(p);
       if (!c.targets.length && !c.invalid.length) {
         this.printer.info(`no target enabled (set ${this.definitions.map((d) => d.enableHint).join(' or ')}); nothing will be published`);
@@ -80,6 +85,14 @@ export default class TmsReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    try {
+      return await this.end(result);
+    } finally {
+      TmsReporter.live--;
+    }
+  }
+
+  private async end(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (this.empty && this.config) {
       const note =
         result.status === 'passed'

@@ -38,6 +38,8 @@ export interface RunOptions {
   globalSetup?: string;
   /** Named projects (none: Playwright's one unnamed project). */
   projects?: string[];
+  /** Options of a second instance of the reporter in the same config (live runs). */
+  secondReporter?: Record<string, unknown>;
 }
 
 export interface RunResult {
@@ -135,7 +137,8 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   });
   let result: { exitCode: number; output: string };
   if ((o.mode ?? 'live') === 'live') {
-    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms], o));
+    const second = o.secondReporter ? [['playwright-tms-reporter', o.secondReporter]] : [];
+    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms, ...second], o));
     result = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, env);
   } else {
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob']], o));

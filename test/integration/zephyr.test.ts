@@ -133,3 +133,20 @@ test('b', { tag: '@PROJ-92' }, () => { ${fail ? "throw new Error('also broken');
     expect(steps('PROJ-92')).toEqual([1, 1, 1]);
   });
 });
+
+describe('two instances of the reporter in one config (live)', () => {
+  it('each publishes to its own cycle, and their lines say which instance speaks', async () => {
+    const env = { ...sandbox.env(), CUCUMBERSTUDIO_UID: undefined };
+    const run = await runPlaywright({
+      files: { 'two.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-71' }, () => {});` },
+      env,
+      options: { zephyr: { cycleName: 'instance one' } },
+      secondReporter: { zephyr: { cycleName: 'instance two' }, outboxDir: 'outbox-2', summaryFile: 'summary-2.json' },
+    });
+    expect(zephyrStatuses(sandbox, 'instance one')).toEqual({ 'PROJ-71': 1 });
+    expect(zephyrStatuses(sandbox, 'instance two')).toEqual({ 'PROJ-71': 1 });
+    expect(run.output).toMatch(/\[tms-reporter 1\] Zephyr Squad: cycle "instance one"/);
+    expect(run.output).toMatch(/\[tms-reporter 2\] Zephyr Squad: cycle "instance two"/);
+    expect(run.output).not.toMatch(/\[tms-reporter\] /);
+  });
+});
