@@ -28,7 +28,9 @@ export function summaryLine(s: TargetSummary): string {
   if (s.notRun) parts.push(`${s.notRun} not run`);
   if (s.refused) parts.push(`${s.refused} refused by the service (see above; not kept for replay)`);
   const replay = replayCommand(s.outbox && path.dirname(s.outbox));
-  if (s.unsent) parts.push(`${s.unsent} not sent (kept in ${s.outbox ?? 'the outbox'}; run ${replay})`);
+  // Without a journal path nothing was kept (an outbox that could not be written): say so, not "run replay".
+  const kept = s.outbox ? `kept in ${s.outbox}; run ${replay}` : 'not kept: no outbox';
+  if (s.unsent) parts.push(`${s.unsent} not sent (${kept})`);
   if (s.verify?.containerStatus) parts.push(`${s.container?.kind ?? 'container'} status: ${s.verify.containerStatus}`);
   const files = s.attachments;
   if (files) {
@@ -36,7 +38,7 @@ export function summaryLine(s: TargetSummary): string {
     const what = [`${up} attachment${up === 1 ? '' : 's'} uploaded`];
     if (files.skipped.length)
       what.push(`${files.skipped.length} skipped: ${files.skipped.slice(0, 3).join(', ')}${files.skipped.length > 3 ? ', …' : ''}`);
-    if (files.failed.length) what.push(`${files.failed.length} not sent (kept in ${s.outbox ?? 'the outbox'}; run ${replay})`);
+    if (files.failed.length) what.push(`${files.failed.length} not sent (${kept})`);
     parts.push(what.join(', '));
   }
   if (s.link) parts.push(s.link);

@@ -41,11 +41,15 @@ export class Outbox {
   private releaseLock?: () => void;
   /** Deleted as complete: nothing more is written (it would start a journal without its head). */
   private removed = false;
+  /** Why the journal could not be written (a read-only folder, a file in its place): results still go out, none is kept. */
+  unwritable?: string;
 
   constructor(
     readonly dir: string,
     private readonly meta: Record<TargetId, JournalTargetMeta>,
     file?: string,
+    /** Told once, when the journal cannot be written. */
+    private readonly onUnwritable?: (why: string) => void,
   ) {
     this.file =
       file ??
@@ -56,7 +60,21 @@ export class Outbox {
   }
 
   private write(lines: JournalLine[]): void {
-    if (!lines.length || this.removed) return;
+    if (!lines.length || this.removed || this.unwritable) return;
+    try {
+      this.append(lines);
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** The outbox is a safety copy: failing to write it must not stop the sending, only say that nothing is kept. */
+  private failed(error: unknown): void {
+    this.unwritable = (error as Error)?.message ?? String(error);
+    this.onUnwritable?.(this.unwritable);
+  }
+
+  private append(lines: JournalLine[]): void {
     if (!this.opened) {
       fs.mkdirSync(this.dir, { recursive: true });
       // Held until the journal is finalized, or until this process exits when it is kept for replay.
@@ -89,13 +107,19 @@ export class Outbox {
    * Writes an in-memory attachment next to the journal (the journal keeps paths, never bodies) and
    * returns its path; the folder goes with the journal once every target is complete.
    */
-  saveBody(testId: string, index: number, name: string, contentType: string, body: Buffer): string {
+  saveBody(testId: string, index: number, name: string, contentType: string, body: Buffer): string | undefined {
+    if (this.unwritable) return undefined;
     // One folder per attachment, so that the file keeps the attachment's own name (the name it is uploaded under).
     const dir = path.join(`${this.file.replace(/\.jsonl$/, '')}.files`, `${testId}-${index}`.replace(/[^\w.-]+/g, '_').slice(0, 80));
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, withExtension(name, contentType).slice(0, 120));
-    fs.writeFileSync(file, body);
-    return file;
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, withExtension(name, contentType).slice(0, 120));
+      fs.writeFileSync(file, body);
+      return file;
+    } catch (error) {
+      this.failed(error);
+      return undefined;
+    }
   }
 
   appendTests(records: readonly TestRecord[]): void {

@@ -88,7 +88,11 @@ export class PublishRun {
       ...o.deps,
     };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
-      this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file);
+      this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file, (why) =>
+        o.printer.error(
+          `the outbox ${config.outboxDir} cannot be written (${why}): results are still sent, but what cannot be sent is not kept for replay; set outboxDir (PW_TMS_OUTBOX_DIR) to a writable folder`,
+        ),
+      );
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
     }
     const log = { info: o.printer.info, error: o.printer.error };
@@ -153,7 +157,9 @@ export class PublishRun {
       if (!this.outbox) return [];
       // A text body may quote a credential (a test that logs its environment): the file never holds it.
       const body = isText(a.contentType) ? Buffer.from(redact(a.body.toString('utf8'), this.config.secrets), 'utf8') : a.body;
-      return [{ name: a.name, contentType: a.contentType, path: this.outbox.saveBody(record.testId, i, a.name, a.contentType, body) }];
+      const file = this.outbox.saveBody(record.testId, i, a.name, a.contentType, body);
+      // An outbox that cannot be written: the body goes up from memory (and is not kept).
+      return [file ? { name: a.name, contentType: a.contentType, path: file } : { name: a.name, contentType: a.contentType, body }];
     });
     return { ...record, attachments };
   }
@@ -241,7 +247,10 @@ export class PublishRun {
       const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
       const outcome = await Promise.race([Promise.all(settled), cut]);
       if (outcome !== 'cut') return outcome;
-      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; the rest is kept in the outbox: run ${replayCommand(this.config.outboxDir)}`;
+      const rest = this.outbox?.unwritable
+        ? 'the rest is not kept (the outbox cannot be written)'
+        : `the rest is kept in the outbox: run ${replayCommand(this.config.outboxDir)}`;
+      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; ${rest}`;
       return this.sessions.map((s) => done.get(s) ?? s.cutShort(records, notRun, reason));
     } finally {
       clearInterval(progress);

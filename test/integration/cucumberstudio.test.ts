@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import {
@@ -9,6 +11,7 @@ import {
   outboxFiles,
   runPlaywright,
   runReplay,
+  tempDir,
   testSandbox,
   zephyrStatuses,
 } from './harness';
@@ -168,5 +171,60 @@ describe('a target with bad settings and nothing mapped to it (live)', () => {
     expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 1, errors: [] });
     expect(run.summary!.targets.zephyr).toMatchObject({ unsent: 0 });
     expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+});
+
+describe('an outbox that cannot be written (live)', () => {
+  const files = {
+    'o.spec.ts': `import { test } from '@playwright/test';
+test('passes', { tag: ['@PROJ-31', '@cs-31'] }, () => {});
+test('fails', { tag: ['@PROJ-32', '@cs-32'] }, async ({}, testInfo) => {
+  await testInfo.attach('note', { body: 'what went wrong', contentType: 'text/plain' });
+  throw new Error('broke');
+});`,
+  };
+  // A file where the outbox folder should be: the journal cannot be made there (as in a read-only folder).
+  const blocked = () => {
+    const file = path.join(tempDir('blocked'), 'tms-outbox');
+    fs.writeFileSync(file, 'not a folder');
+    return file;
+  };
+
+  it('results are still sent, files too; one line says nothing is kept', async () => {
+    const name = 'outbox blocked';
+    const run = await runPlaywright({
+      files,
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name, PW_TMS_OUTBOX_DIR: blocked() },
+    });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-31': 1, 'PROJ-32': 2 });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 31: ['passed'], 32: ['failed'] });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unsent: 0, errors: [], attachments: { uploaded: 2 } });
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    expect(run.output).toMatch(
+      /the outbox .*tms-outbox cannot be written \(.*\): results are still sent, but what cannot be sent is not kept/,
+    );
+    expect(run.output).not.toContain('onTestEnd failed');
+  });
+
+  it('what cannot be sent is said to be not kept (never "run replay")', async () => {
+    const name = 'outbox blocked, service down';
+    sandbox.setFaults('zephyr', { down: true });
+    let run;
+    try {
+      run = await runPlaywright({
+        files,
+        env: {
+          ...sandbox.env(),
+          ZEPHYR_CYCLE_NAME: name,
+          CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+          PW_TMS_OUTBOX_DIR: blocked(),
+          PW_TMS_PUBLISH_TIMEOUT: '3',
+        },
+      });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    expect(run.output).toMatch(/Zephyr Squad: .*2 not sent \(not kept: no outbox\)/);
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0 });
   });
 });
