@@ -59,7 +59,9 @@ export function isDefaultComment(text: string): boolean {
  * test's first error line and its location are kept; the rest of the text is what gets cut.
  */
 export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
+  // Failures first: with many tests on one key, what is cut is the flaky notes, never the failure that set the status.
   const blocks: Array<{ head: string; rest: string }> = [];
+  const notes: Array<{ head: string; rest: string }> = [];
   // A first line longer than its share is cut within the head, so that the location after it stays.
   const firstShare = Math.max(60, Math.floor(limit / (2 * Math.max(1, item.records.length))));
   for (const r of item.records) {
@@ -71,11 +73,11 @@ export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }
       const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
       blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
     } else if (r.outcome === 'flaky') {
-      blocks.push({
+      notes.push({
         head: `Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${first}` : ''}${where}`,
         rest,
       });
     }
   }
-  return fitComment(blocks, limit);
+  return fitComment([...blocks, ...notes], limit);
 }

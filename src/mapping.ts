@@ -174,10 +174,14 @@ export interface StatusPolicy<S extends number | string> {
   comment(item: { outcome: Outcome; records: TestRecord[] }): string;
 }
 
+/** How bad an outcome is, to break ties between statuses of equal rank. */
+const SEVERITY: Record<Outcome, number> = { failed: 5, timedOut: 5, interrupted: 4, flaky: 3, passed: 2, skipped: 1 };
+
 /**
  * Groups records by key and keeps the worst status per key (how bad a status is comes from the
  * target's policy). Output is sorted by key for stable calls.
  */
+
 export function aggregate<S extends number | string>(
   records: readonly TestRecord[],
   keysOf: (r: TestRecord) => readonly string[],
@@ -192,7 +196,9 @@ export function aggregate<S extends number | string>(
       if (!seen) byKey.set(key, { status, outcome: record.outcome, rank, records: [record], decider: record });
       else {
         seen.records.push(record);
-        if (rank > seen.rank) Object.assign(seen, { status, outcome: record.outcome, rank, decider: record });
+        // Equal ranks (a custom status ranks like its outcome's default): the worse outcome decides, whatever the order.
+        const worse = rank > seen.rank || (rank === seen.rank && SEVERITY[record.outcome] > SEVERITY[seen.outcome]);
+        if (worse) Object.assign(seen, { status, outcome: record.outcome, rank, decider: record });
       }
     }
   }

@@ -57,6 +57,21 @@ describe('failure comments', () => {
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error: 'boom\nline 2', errorLocation: 'a.ts:1:1' })] }, 750);
     expect(comment).toBe('Failed: a test\nboom\nat a.ts:1:1\nline 2');
   });
+
+  it('put the failures before the flaky notes, so that a full comment cuts the notes, not the failure', () => {
+    const flaky = (i: number) =>
+      rec({
+        testId: `f${i}`,
+        title: `flaky test number ${i} with a long title`,
+        outcome: 'flaky',
+        attempts: 2,
+        error: `Earlier ${'e'.repeat(150)}`,
+      });
+    const failed = rec({ testId: 'x', title: 'the failing test', error: 'Error: the real failure', errorLocation: 'z.spec.ts:3:9' });
+    const comment = defaultComment({ outcome: 'failed', records: [flaky(1), flaky(2), flaky(3), flaky(4), flaky(5), failed] }, 400);
+    expect(comment.startsWith('Failed: the failing test\nError: the real failure\nat z.spec.ts:3:9')).toBe(true);
+    expect(comment.length).toBeLessThanOrEqual(400);
+  });
 });
 
 describe('evidence of a result', () => {

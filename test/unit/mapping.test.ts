@@ -188,6 +188,16 @@ describe('worst wins (Zephyr)', () => {
     expect(aggregate([rec('a', 'passed'), rec('b', 'interrupted')], (r) => r.keys.zephyr ?? [], policy())[0].status).toBe(4);
     expect(aggregate([rec('a', 'skipped'), rec('b', 'flaky')], (r) => r.keys.zephyr ?? [], policy())[0].status).toBe(1);
   });
+  it('a custom status ranks like its outcome default: the worse outcome decides a tie, whatever the order', () => {
+    const map = { ...DEFAULT_ZEPHYR_STATUS, flaky: 5 }; // flaky -> a tenant's PARTIALLY PASSED (id 5), ranked like PASS
+    for (const records of [
+      [rec('a', 'passed'), rec('b', 'flaky')],
+      [rec('b', 'flaky'), rec('a', 'passed')],
+    ]) {
+      const [item] = aggregate(records, (r) => r.keys.zephyr ?? [], policy(map));
+      expect([item.status, item.outcome]).toEqual([5, 'flaky']);
+    }
+  });
   it('one item per key; a test with several keys feeds each', () => {
     const items = aggregate(
       [rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])],
