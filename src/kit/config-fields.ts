@@ -45,15 +45,27 @@ export function readInt(p: Problems, option: unknown, env: Env, name: string, en
   return n;
 }
 
-export function readBool(p: Problems, option: unknown, env: Env, name: string, envVar: string | undefined, fallback: boolean): boolean {
+/**
+ * A boolean; a value that is neither gets one line and `fallback`, or `unreadable` where the safe reading of
+ * a switch that was clearly meant to be set differs from its default (a misspelt dry run must not publish).
+ */
+export function readBool(
+  p: Problems,
+  option: unknown,
+  env: Env,
+  name: string,
+  envVar: string | undefined,
+  fallback: boolean,
+  unreadable?: { value: boolean; because: string },
+): boolean {
   const { value } = pick(option, env, envVar);
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
   const s = String(value).trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(s)) return true;
   if (['0', 'false', 'no', 'off'].includes(s)) return false;
-  p.add(name, envVar, `expected true/false (or 1/0), got ${JSON.stringify(value)}`);
-  return fallback;
+  p.add(name, envVar, `expected true/false (or 1/0), got ${JSON.stringify(value)}${unreadable ? `; ${unreadable.because}` : ''}`);
+  return unreadable?.value ?? fallback;
 }
 
 /** http(s) URL without a trailing slash. */

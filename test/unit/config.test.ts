@@ -76,6 +76,12 @@ describe('config', () => {
     const c = resolveConfig({}, { PW_TMS_DRY_RUN: '1', PW_TMS_FAIL_ON_ERROR: 'true', PW_TMS_DEBUG: '0', PW_TMS_OUTBOX_DIR: '/tmp/o' });
     expect(c).toMatchObject({ dryRun: true, failOnPublishError: true, debug: false, outboxDir: '/tmp/o' });
     expect(resolveConfig({ dryRun: 'yes please' }, {}).problems[0]).toContain('dryRun (env PW_TMS_DRY_RUN)');
+    // A dry run asked for with a value it cannot read is a dry run (publishing would write to the services).
+    const misspelt = resolveConfig({}, { PW_TMS_DRY_RUN: 'enabled', PW_TMS_DEBUG: 'verbose' });
+    expect(misspelt).toMatchObject({ dryRun: true, debug: false });
+    expect(misspelt.problems).toContainEqual(
+      expect.stringMatching(/^dryRun \(env PW_TMS_DRY_RUN\): expected true\/false .*"enabled"; taken as true: nothing is sent$/),
+    );
   });
   it('evidence and run info: options > env > CI / projects', () => {
     const c = resolveWith({
