@@ -5,6 +5,21 @@ import type { Env } from './kit/config-fields';
  * configuration, so it derives from the build id when one is known; locally it is the date-time.
  */
 export function defaultRunName(env: Env, now: Date): string {
+  return fit(nameFromCi(env) ?? `Playwright ${localDateTime(now)}`);
+}
+
+/** Longest name Zephyr takes for a cycle (a CI workflow or branch name can be long). */
+const MAX_NAME = 255;
+
+/** Cut in the middle: every form keeps what tells builds apart at its start or its end. */
+function fit(name: string): string {
+  if (name.length <= MAX_NAME) return name;
+  const half = Math.floor((MAX_NAME - 1) / 2);
+  // Never half an emoji at either cut.
+  return `${name.slice(0, half).replace(/[\uD800-\uDBFF]$/, '')}…${name.slice(-half).replace(/^[\uDC00-\uDFFF]/, '')}`;
+}
+
+function nameFromCi(env: Env): string | undefined {
   if (env.GITHUB_RUN_ID) {
     const workflow = env.GITHUB_WORKFLOW ? `${env.GITHUB_WORKFLOW} ` : '';
     return `Playwright ${workflow}#${env.GITHUB_RUN_NUMBER ?? env.GITHUB_RUN_ID} (run ${env.GITHUB_RUN_ID}, attempt ${env.GITHUB_RUN_ATTEMPT ?? '1'})`;
@@ -25,7 +40,7 @@ export function defaultRunName(env: Env, now: Date): string {
     const number = env.BUILD_BUILDNUMBER ? `${env.BUILD_BUILDNUMBER} ` : '';
     return `Playwright ${definition}${number}(Azure build ${env.BUILD_BUILDID})`;
   }
-  return `Playwright ${localDateTime(now)}`;
+  return undefined;
 }
 
 function localDateTime(d: Date): string {

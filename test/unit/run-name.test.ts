@@ -19,6 +19,17 @@ describe('default cycle / test-run name', () => {
     expect(defaultRunName({ TF_BUILD: 'True', BUILD_BUILDID: '9013' }, now)).toBe('Playwright (Azure build 9013)');
   });
 
+  it('is cut in the middle to the 255 characters a cycle name may have, keeping the run id and the attempt', () => {
+    const name = defaultRunName(
+      { GITHUB_RUN_ID: '123', GITHUB_RUN_NUMBER: '7', GITHUB_RUN_ATTEMPT: '2', GITHUB_WORKFLOW: '🙂'.repeat(200) },
+      now,
+    );
+    expect(name.length).toBeLessThanOrEqual(255);
+    expect(name.startsWith('Playwright 🙂')).toBe(true);
+    expect(name.endsWith('🙂 #7 (run 123, attempt 2)')).toBe(true);
+    expect(name.isWellFormed()).toBe(true);
+  });
+
   it('names the GitHub run and attempt, the GitLab pipeline, the Jenkins tag; else the local minute', () => {
     expect(defaultRunName({ GITHUB_RUN_ID: '123', GITHUB_RUN_NUMBER: '7', GITHUB_RUN_ATTEMPT: '2', GITHUB_WORKFLOW: 'e2e' }, now)).toBe(
       'Playwright e2e #7 (run 123, attempt 2)',
