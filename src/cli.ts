@@ -42,6 +42,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'replay':
         return await replayCommand(rest, env);
       case 'check':
+        // No flags and no arguments: a stray one is named (with the usage), not ignored.
+        parseArgs({ args: rest, options: {} });
         return await check(env);
       case 'sandbox':
         return await sandboxCommand(rest);
@@ -71,6 +73,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
 async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length > 1) throw new Error(`replay takes one outbox folder, got ${positionals.length}: ${positionals.join(' ')}`);
   const config = resolveConfig({ definitions: TARGETS, options: {}, env });
   const printer = createPrinter(config.secrets, config.debug);
   if (positionals[0] || env.PW_TMS_OUTBOX_DIR) {
@@ -89,6 +92,9 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
 async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
   if (positionals[0] !== 'create') throw new Error(`usage: playwright-tms-reporter ${command} create [--name NAME]`);
+  // `cycle create Nightly-42` would make a cycle under the default name and hand its id to every shard.
+  if (positionals.length > 1)
+    throw new Error(`${command} create: unexpected "${positionals.slice(1).join(' ')}" (a name goes with --name NAME)`);
   return createContainer(
     TARGETS.find((d) => d.command === command)!,
     values.name,

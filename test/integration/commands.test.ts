@@ -201,6 +201,21 @@ describe('usage', () => {
     expect(bad.output).toContain('PW_TMS_DRY_RUN=1');
     expect(bad.output).not.toContain("after '--'");
   });
+
+  it('an argument a command does not take is refused, never ignored (`cycle create Nightly-42` made a cycle under another name)', async () => {
+    const env = sandbox.env();
+    const before = sandbox.stats().zephyr.requests;
+    const named = await cli(['cycle', 'create', 'Nightly-42'], env);
+    expect(named.exitCode).toBe(1);
+    expect(named.output).toContain('cycle create: unexpected "Nightly-42" (a name goes with --name NAME)');
+    expect(sandbox.stats().zephyr.requests).toBe(before);
+    const check = await cli(['check', '--bogus'], env);
+    expect(check.exitCode).toBe(1);
+    expect(check.output).toContain("[tms-reporter] check: Unknown option '--bogus'");
+    const replay = await cli(['replay', 'a', 'b'], env);
+    expect(replay.exitCode).toBe(1);
+    expect(replay.output).toContain('replay takes one outbox folder, got 2: a b');
+  });
 });
 
 describe('sandbox command', () => {
