@@ -170,7 +170,7 @@ export interface ConfigInput {
 
 /** Non-secret settings a replay needs to land in the same place (credentials come from env/options). */
 export interface JournalTargetMeta {
-  /** Option values (by option key) that decide where results go, e.g. `projectId`. */
+  /** Option values (by option key) that decide where results go and what they say, e.g. `projectId`, `statusMap`. */
   settings: Record<string, unknown>;
   containerName: string;
   containerId?: string;

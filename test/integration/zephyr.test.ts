@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { allFileText, csRun, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import {
+  allFileText,
+  csLastStatuses,
+  csRun,
+  MODES,
+  outboxFiles,
+  runPlaywright,
+  runReplay,
+  testSandbox,
+  zephyrCycles,
+  zephyrStatuses,
+} from './harness';
 import { ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
 
 let sandbox: RunningSandbox;
@@ -148,5 +159,32 @@ describe('two instances of the reporter in one config (live)', () => {
     expect(run.output).toMatch(/\[tms-reporter 1\] Zephyr Squad: cycle "instance one"/);
     expect(run.output).toMatch(/\[tms-reporter 2\] Zephyr Squad: cycle "instance two"/);
     expect(run.output).not.toMatch(/\[tms-reporter\] /);
+  });
+});
+
+describe('replay of a run with a statusMap in its config (live)', () => {
+  it('publishes as the run would have: the map is in the journal (replay sees only the env)', async () => {
+    const name = 'replay keeps the status map';
+    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { down: true });
+    let run;
+    try {
+      run = await runPlaywright({
+        files: {
+          'm.spec.ts': `import { test } from '@playwright/test';
+test('skips', { tag: ['@PROJ-81', '@cs-81'] }, () => { test.skip(); });
+test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
+        },
+        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' },
+        options: { zephyr: { statusMap: { skipped: 'WIP' } }, cucumberstudio: { statusMap: { skipped: 'wip' } } },
+      });
+    } finally {
+      for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { down: false });
+    }
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    const replayed = await runReplay(run.outboxDir, env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-81': 3, 'PROJ-82': 1 });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 81: ['wip'], 82: ['passed'] });
   });
 });

@@ -30,8 +30,9 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       ),
     ),
   notKeys: (test) => annotationValues(test, 'cucumberstudio').filter((s) => !/^\d+$/.test(s)),
+  // Where results go and how outcomes map: a replay (which sees only the env) publishes them as the run would have.
   journalMeta: (c) => ({
-    settings: { projectId: c.projectId },
+    settings: { projectId: c.projectId, statusMap: c.statusMap },
     containerName: c.testRunName,
     containerId: c.testRunId === undefined ? undefined : String(c.testRunId),
   }),

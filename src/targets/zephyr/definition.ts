@@ -35,8 +35,16 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       ...tagValues(test, JIRA_KEY_TAG),
     ]),
   notKeys: (test) => annotationValues(test, 'zephyr').filter((v) => !JIRA_KEY.test(annotationKey(v))),
+  // What decides where results go and what they say: a replay (which sees only the env) publishes them as the run would have.
   journalMeta: (c) => ({
-    settings: { projectId: c.projectId, versionId: c.versionId },
+    settings: {
+      projectId: c.projectId,
+      versionId: c.versionId,
+      statusMap: c.statusMap,
+      failureComments: c.failureComments,
+      commentLimit: c.commentLimit,
+      stepResults: c.stepResults,
+    },
     containerName: c.cycleName,
     containerId: c.cycleId,
   }),
