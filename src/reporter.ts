@@ -134,13 +134,17 @@ export default class TmsReporter implements Reporter {
       for (const e of t.errors) this.printer.error(labelled(t.label ?? t.target, e));
       this.printer.info(summaryLine(t));
     }
-    try {
-      writeSummaryFile(c.summaryFile, summary);
-      const step = this.env.GITHUB_STEP_SUMMARY;
-      if (step) fs.appendFileSync(step, `${stepSummaryMarkdown(summary)}\n`);
-    } catch (error) {
-      this.printer.error(`could not write ${c.summaryFile}: ${(error as Error).message}`);
-    }
+    // Each file on its own: a line names the one that could not be written.
+    const write = (file: string, fn: () => void) => {
+      try {
+        fn();
+      } catch (error) {
+        this.printer.error(`could not write ${file}: ${(error as Error).message}`);
+      }
+    };
+    write(c.summaryFile, () => writeSummaryFile(c.summaryFile, summary));
+    const step = this.env.GITHUB_STEP_SUMMARY;
+    if (step) write(step, () => fs.appendFileSync(step, `${stepSummaryMarkdown(summary)}\n`));
   }
 
   private guard(hook: string, fn: () => void): void {

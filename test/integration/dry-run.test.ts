@@ -1,6 +1,8 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runPlaywright, testSandbox } from './harness';
+import { runPlaywright, tempDir, testSandbox } from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -109,4 +111,17 @@ test('logout @PROJ-342, @cs-343.', () => {});`,
   expect(run.output).toContain('dry run: Zephyr Squad PROJ-342 -> PASS');
   expect(run.output).toContain('dry run: CucumberStudio 343 -> passed');
   expect(run.summary!.targets.zephyr).toMatchObject({ unmapped: 0 });
+});
+
+it('a GitHub step summary that cannot be written is named in its own line; the summary file is written', async () => {
+  const blocker = path.join(tempDir('step'), 'a-file');
+  fs.writeFileSync(blocker, '');
+  const step = path.join(blocker, 'step.md'); // under a file: cannot be written
+  const run = await runPlaywright({
+    files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-3' }, () => {});` },
+    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1', ZEPHYR_CYCLE_NAME: 'Dry step', GITHUB_STEP_SUMMARY: step },
+  });
+  expect(run.output).toContain(`could not write ${step}:`);
+  expect(run.output).not.toMatch(/could not write .*summary\.json/);
+  expect(run.summary!.targets.zephyr).toMatchObject({ dryRun: true, published: 1 });
 });
