@@ -18,6 +18,8 @@ export interface TestLike {
   tags: readonly string[];
   annotations: readonly Annotation[];
   retries: number;
+  /** `--repeat-each`: which repetition this is (0 for the first); repetitions share their title. */
+  repeatEachIndex?: number;
   /** What the test expects at the moment (a run-time `test.skip()` or `test.fail()` changes it). */
   expectedStatus?: ResultLike['status'];
   results: readonly ResultLike[];
@@ -153,7 +155,7 @@ export function recordOf(
   const wanted = wantsAttachments(evidence.attachments, outcome);
   return {
     testId: test.id,
-    title: path.join(' › ') || test.title,
+    title: (path.join(' › ') || test.title) + (test.repeatEachIndex ? ` (repetition ${test.repeatEachIndex + 1})` : ''),
     keys: keysByTarget(test, sources),
     outcome,
     ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1])),

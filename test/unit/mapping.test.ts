@@ -60,6 +60,11 @@ describe('keys', () => {
     const linked = fakeTest(['passed'], { annotations: [{ type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-12' }] });
     expect(zephyrKeysOf(linked)).toEqual(['PROJ-12']);
   });
+  it('a repetition of --repeat-each is named in its record title (repetitions share their title)', () => {
+    const first = recordOf(fakeTest(['failed'], { tags: ['@PROJ-1'] }), TARGETS)!;
+    const third = recordOf({ ...fakeTest(['failed'], { tags: ['@PROJ-1'] }), repeatEachIndex: 2 }, TARGETS)!;
+    expect(third.title).toBe(`${first.title} (repetition 3)`);
+  });
   it('a tag written in a title next to punctuation ("login (@PROJ-341)", "@PROJ-342,") is still its key', () => {
     // Playwright takes a title's tag up to the next space, punctuation included.
     const t = fakeTest(['passed'], { tags: ['@PROJ-341)', '@PROJ-342,', '@PROJ-343.', '@PROJ-344]', '@cs-345)', '@cs-346".'] });
