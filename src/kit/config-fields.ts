@@ -153,10 +153,16 @@ function levenshtein(a: string, b: string): number {
 export type StatusMapOption = Partial<Record<Outcome, number | string>>;
 
 /** Reads a `statusMap` option: known outcomes only, each mapped to a status id or a non-empty name. */
-export function readStatusMap(p: Problems, v: unknown, name: string): StatusMapOption {
+export function readStatusMap(
+  p: Problems,
+  v: unknown,
+  name: string,
+  /** What a value is, in the service's terms (CucumberStudio's statuses have names only). */
+  expected = { value: 'a status id or name', example: `{ failed: 'FAIL' }` },
+): StatusMapOption {
   if (v === undefined || v === null) return {};
   if (!isPlainObject(v)) {
-    p.add(name, undefined, `expected an object such as { failed: 'FAIL' }`);
+    p.add(name, undefined, `expected an object such as ${expected.example}`);
     return {};
   }
   const out: StatusMapOption = {};
@@ -166,7 +172,7 @@ export function readStatusMap(p: Problems, v: unknown, name: string): StatusMapO
     } else if ((typeof val === 'number' && Number.isInteger(val)) || (typeof val === 'string' && val.trim() !== '')) {
       out[k as Outcome] = typeof val === 'string' ? val.trim() : val;
     } else {
-      p.add(`${name}.${k}`, undefined, `expected a status id or name, got ${JSON.stringify(val)}`);
+      p.add(`${name}.${k}`, undefined, `expected ${expected.value}, got ${JSON.stringify(val)}`);
     }
   }
   return out;

@@ -64,6 +64,13 @@ describe('config', () => {
     expect(c.invalid.map((d) => d.id)).toEqual(['zephyr']);
     expect(c.problems.join('\n')).not.toContain('sk-secret-1234');
   });
+
+  it("a CucumberStudio statusMap value is asked for as one of the service's status names (it has no ids)", () => {
+    const c = resolveConfig({ cucumberstudio: { statusMap: { failed: { name: 'retest' } } } }, C);
+    expect(c.problems).toEqual([
+      'cucumberstudio.statusMap.failed: expected a status name (passed, failed, retest, undefined, blocked, skipped, wip), got {"name":"retest"}',
+    ]);
+  });
   it('warns about unknown and misspelt options without disabling', () => {
     const c = resolveConfig({ outboxdir: 'x', zephyr: { acessKey: 'k' } }, Z);
     expect(c.problems).toEqual([

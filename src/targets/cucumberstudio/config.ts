@@ -1,5 +1,6 @@
 import { pick, rawStrings, readInt, readRate, readStatusMap, readString, readUrl, type StatusMapOption } from '../../kit/config-fields';
 import type { ConfigInput } from '../../kit/target';
+import { CS_STATUSES } from './statuses';
 
 /** Options of the CucumberStudio target (`cucumberstudio.*`). */
 export interface CucumberStudioOptions {
@@ -87,7 +88,10 @@ export function readCucumberStudioConfig({
     testRunId,
     testRunName:
       container?.name || readString(p, o.testRunName, env, 'cucumberstudio.testRunName', 'CUCUMBERSTUDIO_TEST_RUN_NAME') || runName,
-    statusMap: readStatusMap(p, o.statusMap, 'cucumberstudio.statusMap'),
+    statusMap: readStatusMap(p, o.statusMap, 'cucumberstudio.statusMap', {
+      value: `a status name (${CS_STATUSES.join(', ')})`,
+      example: `{ failed: 'retest' }`,
+    }),
     // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
     rateLimit: rate === undefined ? { count: 195, windowMs: 60_000 } : rate,
     snapshotTimeoutMs: timeout ?? 120_000,
