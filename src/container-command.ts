@@ -9,6 +9,11 @@ import { createPrinter } from './output';
  * The name goes into resolution (a configured id is ignored: this command creates by name).
  */
 export async function createContainer(definition: TargetDefinition, name: string | undefined, env: NodeJS.ProcessEnv): Promise<number> {
+  // Said of the flag it came from (the settings' own check would name the env var of a configured name).
+  if (name !== undefined && name.length > 255) {
+    process.stderr.write(`[tms-reporter] --name: is longer than 255 characters (${name.length})\n`);
+    return 1;
+  }
   const config = resolveConfig({
     definitions: [definition],
     options: {},
@@ -19,7 +24,10 @@ export async function createContainer(definition: TargetDefinition, name: string
   for (const p of config.problems) printer.error(p);
   const [resolved] = config.targets;
   if (!resolved) {
-    printer.error(`${definition.label} is not configured (${definition.enableHint}, …)`);
+    const invalid = config.invalid.some((d) => d.id === definition.id);
+    printer.error(
+      invalid ? `${definition.label}: settings invalid (see above)` : `${definition.label} is not configured (${definition.enableHint}, …)`,
+    );
     return 1;
   }
   const http = createHttp();

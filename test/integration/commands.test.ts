@@ -215,6 +215,15 @@ describe('usage', () => {
     const replay = await cli(['replay', 'a', 'b'], env);
     expect(replay.exitCode).toBe(1);
     expect(replay.output).toContain('replay takes one outbox folder, got 2: a b');
+    const long = await cli(['cycle', 'create', '--name', 'n'.repeat(300)], env);
+    expect(long.exitCode).toBe(1);
+    expect(long.output).toContain('--name: is longer than 255 characters (300)');
+    expect(long.output).not.toContain('ZEPHYR_CYCLE_NAME');
+    const invalid = await cli(['cycle', 'create', '--name', 'ok'], { ...env, ZEPHYR_PROJECT_ID: 'abc' });
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.output).toContain('Zephyr Squad: settings invalid (see above)');
+    expect(invalid.output).not.toContain('is not configured');
+    expect(sandbox.stats().zephyr.requests).toBe(before);
   });
 });
 
