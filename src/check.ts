@@ -26,6 +26,7 @@ export async function check(
   }
   if (!config.targets.length) {
     if (!config.invalid.length) say(false, `no target configured: set ${definitions.map((d) => d.enableHint).join(' or ')}`);
+    else write(`${failed} check(s) failed`);
     return 1;
   }
   // A check is a fail-fast CI step: a short timeout, one retry, the services side by side (a host that

@@ -1,5 +1,6 @@
-import { parseArgs } from 'node:util';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import { FORMER_OUTBOX_DIR, resolveConfig } from './config';
 import { Outbox } from './engine/outbox';
 import { createPrinter } from './output';
@@ -24,7 +25,7 @@ const COMMAND_USAGE: Record<string, string> = {
                        local stand-in for the services (README: "Commands")`,
 };
 
-const USAGE = `Usage: playwright-tms-reporter <command>
+const USAGE = `Usage: playwright-tms-reporter <command>   (--version prints the version)
 
 Commands:
 ${Object.values(COMMAND_USAGE).join('\n')}
@@ -47,6 +48,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await check(env);
       case 'sandbox':
         return await sandboxCommand(rest);
+      case '--version':
+      case '-v':
+        // The package's own version (dist/cli.js sits one folder below package.json).
+        process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+        return 0;
       case undefined:
       case '-h':
       case '--help':

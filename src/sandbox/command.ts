@@ -24,7 +24,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   const num = (name: string, v: string | undefined, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < 0 || n > max)
-      throw new Error(`--${name} expects a number${max === 1 ? ' between 0 and 1' : ''}, got "${v}"`);
+      throw new Error(`--${name} expects a number${max < Infinity ? ` between 0 and ${max}` : ''}, got "${v}"`);
     return n;
   };
   const faults = {
@@ -42,12 +42,14 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     else limits.zephyr = limits.cucumberstudio = parseRateLimit(text);
   }
   const settings = values.set.map(parseSetting);
+  if (!values['former-host'] && args.some((a) => a.startsWith('--former-host-status')))
+    throw new Error('--former-host-status goes with --former-host (the second port it sets up)');
   const formerStatus = Number(values['former-host-status']) as RedirectStatus;
   if (!REDIRECT_STATUSES.includes(formerStatus)) {
     throw new Error(`--former-host-status expects one of ${REDIRECT_STATUSES.join(', ')}, got "${values['former-host-status']}"`);
   }
   const sandbox = await startSandbox({
-    port: num('port', values.port),
+    port: num('port', values.port, 65_535),
     host: values.host,
     seed: num('seed', values.seed),
     faults: { zephyr: { ...faults, rateLimit: limits.zephyr }, cucumberstudio: { ...faults, rateLimit: limits.cucumberstudio } },

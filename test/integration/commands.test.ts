@@ -224,6 +224,20 @@ describe('usage', () => {
     expect(invalid.output).toContain('Zephyr Squad: settings invalid (see above)');
     expect(invalid.output).not.toContain('is not configured');
     expect(sandbox.stats().zephyr.requests).toBe(before);
+    // Every config problem of `check` is counted, as its other failures are.
+    const twoBad = await cli(['check'], { ...env, ZEPHYR_PROJECT_ID: 'abc', CUCUMBERSTUDIO_PROJECT_ID: 'shop' });
+    expect(twoBad.exitCode).toBe(1);
+    expect(twoBad.output).toContain('2 check(s) failed');
+    const port = await cli(['sandbox', '--port', '99999'], {});
+    expect([port.exitCode, port.output.trim()]).toEqual([1, '[tms-reporter] --port expects a number between 0 and 65535, got "99999"']);
+    const status = await cli(['sandbox', '--former-host-status', '307'], {});
+    expect(status.exitCode).toBe(1);
+    expect(status.output).toContain('--former-host-status goes with --former-host');
+    const version = await cli(['--version'], {});
+    expect([version.exitCode, version.output.trim()]).toEqual([
+      0,
+      JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version,
+    ]);
   });
 });
 
