@@ -61,7 +61,8 @@ export function stepStatuses(result: ResultLike | undefined, expectedStatus?: Re
   const expectedFailure = result?.status === 'failed' && expectedStatus === 'failed';
   const statuses: StepStatus[] = steps.map((s) => {
     if (s.annotations?.some((a) => a.type === 'skip')) return 'skipped';
-    if (!s.error) return 'passed';
+    // A step an interruption (Ctrl+C, the run's globalTimeout) cut off never ended: it did not pass.
+    if (!s.error) return result?.status === 'interrupted' && s.duration !== undefined && s.duration < 0 ? 'skipped' : 'passed';
     if (result?.status === 'skipped') return 'skipped';
     return expectedFailure ? 'passed' : 'failed';
   });

@@ -118,7 +118,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     outboxDir: path.resolve(rootDir, outboxDir),
     summaryFile: path.resolve(rootDir, summaryFile),
     failOnPublishError: readBool(p, opts.failOnPublishError, env, 'failOnPublishError', 'PW_TMS_FAIL_ON_ERROR', false),
-    dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false, { value: true, because: 'taken as true: nothing is sent' }),
+    dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false, { value: true, because: 'taken as true: a dry run' }),
     debug: readBool(p, opts.debug, env, 'debug', 'PW_TMS_DEBUG', false),
     publishTimeoutMs: (readInt(p, opts.publishTimeout, env, 'publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT', 1) ?? 600) * 1000,
     evidence: {

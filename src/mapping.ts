@@ -177,7 +177,7 @@ export interface StatusPolicy<S extends number | string> {
 }
 
 /** How bad an outcome is, to break ties between statuses of equal rank. */
-const SEVERITY: Record<Outcome, number> = { failed: 5, timedOut: 5, interrupted: 4, flaky: 3, passed: 2, skipped: 1 };
+const SEVERITY: Record<Outcome, number> = { failed: 6, timedOut: 5, interrupted: 4, flaky: 3, passed: 2, skipped: 1 };
 
 /**
  * Groups records by key and keeps the worst status per key (how bad a status is comes from the

@@ -54,5 +54,7 @@ export function labelled(label: string, text: string): string {
 export function replayCommand(outboxDir: string | undefined, cwd = process.cwd()): string {
   const relative = outboxDir === undefined ? 'tms-outbox' : path.relative(cwd, outboxDir) || '.';
   if (relative === 'tms-outbox') return '`npx playwright-tms-reporter replay`';
-  return `\`npx playwright-tms-reporter replay ${/[\s'"$]/.test(relative) ? JSON.stringify(relative) : relative}\``;
+  // Quoted for a POSIX shell when it needs it (single quotes: nothing inside is expanded).
+  const arg = /^[\w./-]+$/.test(relative) ? relative : `'${relative.replace(/'/g, `'\\''`)}'`;
+  return `\`npx playwright-tms-reporter replay ${arg}\``;
 }

@@ -12,7 +12,7 @@ export function summaryLine(s: TargetSummary): string {
   const where = s.dryRun
     ? `dry run${container ? ` for ${container}` : ''}`
     : container
-      ? container
+      ? `${container}${s.cutShort ? ', cut short by publishTimeout' : ''}`
       : s.cutShort
         ? 'cut short by publishTimeout'
         : s.published || s.unsent || s.errors.length

@@ -158,7 +158,11 @@ export class Outbox {
    * items into it, and a replay must not send them meanwhile.
    */
   finalize(evidence?: { records: readonly TestRecord[]; maxBytes: number; secrets: readonly string[] }): string | undefined {
-    if (!this.opened || this.removed) return undefined;
+    // A journal that stopped being written is not what the run left to send: nothing is said to be kept.
+    if (!this.opened || this.removed || this.unwritable) {
+      this.release();
+      return undefined;
+    }
     const complete = [...this.targets].every((t) => this.completed.has(t));
     if (!complete && evidence) this.keepFiles(evidence);
     this.release();

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
 import { redact } from '../http/errors';
@@ -159,7 +160,12 @@ export class PublishRun {
       const body = isText(a.contentType) ? Buffer.from(redact(a.body.toString('utf8'), this.config.secrets), 'utf8') : a.body;
       const file = this.outbox.saveBody(record.testId, i, a.name, a.contentType, body);
       // An outbox that cannot be written: the body goes up from memory (and is not kept).
-      return [file ? { name: a.name, contentType: a.contentType, path: file } : { name: a.name, contentType: a.contentType, body }];
+      // (Its origin tells two bodies of one name apart, as a path would.)
+      return [
+        file
+          ? { name: a.name, contentType: a.contentType, path: file }
+          : { name: a.name, contentType: a.contentType, body, origin: `${record.testId}#${i}` },
+      ];
     });
     return { ...record, attachments };
   }
@@ -249,7 +255,7 @@ export class PublishRun {
       if (outcome !== 'cut') return outcome;
       const rest = this.outbox?.unwritable
         ? 'the rest is not kept (the outbox cannot be written)'
-        : `the rest is kept in the outbox: run ${replayCommand(this.config.outboxDir)}`;
+        : `the rest is kept in the outbox: run ${replayCommand(this.outbox ? path.dirname(this.outbox.file) : this.config.outboxDir)}`;
       const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; ${rest}`;
       return this.sessions.map((s) => done.get(s) ?? s.cutShort(records, notRun, reason));
     } finally {

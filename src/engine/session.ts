@@ -162,13 +162,13 @@ export class TargetSession {
     const statuses = await this.target.resolveStatuses('service');
     if (!this.warnings.length) {
       this.warnings = [...statuses.warnings];
-      for (const w of statuses.warnings) this.o.log.error(w);
+      if (!this.cut) for (const w of statuses.warnings) this.o.log.error(w);
     }
     const container = await this.target.begin({ knownKeys, followerWaitMs });
     this.container = container;
     if (container.warning && !this.warnings.includes(container.warning)) {
       this.warnings.push(container.warning);
-      this.o.log.error(`${this.definition.label}: ${container.warning}`);
+      if (!this.cut) this.o.log.error(`${this.definition.label}: ${container.warning}`);
     }
     this.o.outbox?.container(this.id, container.id, container.name);
     return { container, statuses };

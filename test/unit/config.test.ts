@@ -87,7 +87,7 @@ describe('config', () => {
     const misspelt = resolveConfig({}, { PW_TMS_DRY_RUN: 'enabled', PW_TMS_DEBUG: 'verbose' });
     expect(misspelt).toMatchObject({ dryRun: true, debug: false });
     expect(misspelt.problems).toContainEqual(
-      expect.stringMatching(/^dryRun \(env PW_TMS_DRY_RUN\): expected true\/false .*"enabled"; taken as true: nothing is sent$/),
+      expect.stringMatching(/^dryRun \(env PW_TMS_DRY_RUN\): expected true\/false .*"enabled"; taken as true: a dry run$/),
     );
   });
   it('evidence and run info: options > env > CI / projects', () => {

@@ -134,6 +134,14 @@ describe('evidence of a result', () => {
     expect(stepStatuses({ status: 'timedOut', retry: 0, steps: allEnded })).toEqual(['passed', 'passed']);
   });
 
+  it('a step an interruption cut off (duration -1) did not pass', () => {
+    const cut = [
+      { category: 'test.step', duration: 2 },
+      { category: 'test.step', duration: -1 },
+    ];
+    expect(stepStatuses({ status: 'interrupted', retry: 0, steps: cut })).toEqual(['passed', 'skipped']);
+  });
+
   it('a step in which the test skipped itself is skipped; a failure test.fail() expected leaves its step passed', () => {
     const skippedInside = [
       { category: 'test.step', duration: 1 },

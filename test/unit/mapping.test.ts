@@ -203,6 +203,14 @@ describe('worst wins (Zephyr)', () => {
       expect([item.status, item.outcome]).toEqual([5, 'flaky']);
     }
   });
+  it('failed is worse than timed out when their statuses rank alike, whatever the order', () => {
+    const map = { ...DEFAULT_ZEPHYR_STATUS, timedOut: 6 }; // a tenant's TIMEOUT status, ranked like FAIL
+    for (const records of [
+      [rec('a', 'failed'), rec('b', 'timedOut')],
+      [rec('b', 'timedOut'), rec('a', 'failed')],
+    ])
+      expect(aggregate(records, (r) => r.keys.zephyr ?? [], policy(map))[0].status).toBe(2);
+  });
   it('one item per key; a test with several keys feeds each', () => {
     const items = aggregate(
       [rec('a', 'passed', ['PROJ-2', 'PROJ-1']), rec('b', 'failed', ['PROJ-2'])],

@@ -72,6 +72,22 @@ describe('outbox journal', () => {
     expect(fs.existsSync(box.file)).toBe(false);
   });
 
+  it('a journal that stops being written mid-run is not reported as kept; the run is told once', () => {
+    const told: string[] = [];
+    const box = new Outbox(path.join(tmp(), 'tms-outbox'), { zephyr: { settings: {}, containerName: 'N' } }, undefined, (why) =>
+      told.push(why),
+    );
+    const rec = (testId: string) => ({ testId, title: testId, keys: { zephyr: ['P-1'] }, outcome: 'passed' as const, attempts: 1 });
+    box.appendTests([rec('a')]);
+    // Where its attachment bodies go, a file: the next write fails (as on a full or read-only disk).
+    fs.writeFileSync(box.file.replace(/\.jsonl$/, '.files'), '');
+    expect(box.saveBody('b', 0, 'log', 'text/plain', Buffer.from('x'))).toBeUndefined();
+    box.appendTests([rec('b')]);
+    expect(told).toHaveLength(1);
+    expect(box.unwritable).toBeTruthy();
+    expect(box.finalize()).toBeUndefined();
+  });
+
   it('upload names of files with the same name stay the same when replay reads their copies from a moved outbox', () => {
     const work = tmp();
     const shot = (slug: string) => {

@@ -76,7 +76,9 @@ describe('summary line', () => {
     expect(replayCommand(undefined, '/repo')).toBe('`npx playwright-tms-reporter replay`');
     // `playwright test -c e2e/playwright.config.ts` from the repo root: the outbox is beside the config.
     expect(replayCommand('/repo/e2e/tms-outbox', '/repo')).toBe('`npx playwright-tms-reporter replay e2e/tms-outbox`');
-    expect(replayCommand('/tmp/my outbox', '/repo')).toBe('`npx playwright-tms-reporter replay "../tmp/my outbox"`');
+    expect(replayCommand('/tmp/my outbox', '/repo')).toBe("`npx playwright-tms-reporter replay '../tmp/my outbox'`");
+    // Single quotes: a shell expands nothing inside them ($, backticks); a quote in the name is closed and escaped.
+    expect(replayCommand("/repo/out$1 `x` it's", '/repo')).toBe("`npx playwright-tms-reporter replay 'out$1 `x` it'\\''s'`");
     const line = summaryLine({
       target: 'cucumberstudio',
       enabled: true,
@@ -91,6 +93,25 @@ describe('summary line', () => {
       outbox: path.resolve('e2e/tms-outbox/run-2.jsonl'),
     });
     expect(line).toContain('3 not sent (kept in');
+    // Cut short by publishTimeout after its run was reached: the line names the run, and says so.
+    const cut = summaryLine({
+      target: 'cucumberstudio',
+      label: 'CucumberStudio',
+      enabled: true,
+      published: 1,
+      countsByStatus: {},
+      unmapped: 0,
+      notRun: 0,
+      errors: [],
+      unsent: 2,
+      calls: 5,
+      durationMs: 1,
+      cutShort: true,
+      container: { kind: 'test run', id: '42', name: 'Nightly', reused: false },
+    });
+    expect(cut).toMatch(
+      /^CucumberStudio: test run "Nightly" \(id 42\), cut short by publishTimeout — 1 published; 2 not sent \(not kept: no outbox\)/,
+    );
     expect(line).toContain('run `npx playwright-tms-reporter replay e2e/tms-outbox`)');
   });
 });

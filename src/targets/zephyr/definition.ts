@@ -35,16 +35,9 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       ...tagValues(test, JIRA_KEY_TAG),
     ]),
   notKeys: (test) => annotationValues(test, 'zephyr').filter((v) => !JIRA_KEY.test(annotationKey(v))),
-  // What decides where results go and what they say: a replay (which sees only the env) publishes them as the run would have.
+  // Where results go, and the statusMap (it has no env var; a replay sees only the env): a replay maps outcomes as the run did.
   journalMeta: (c) => ({
-    settings: {
-      projectId: c.projectId,
-      versionId: c.versionId,
-      statusMap: c.statusMap,
-      failureComments: c.failureComments,
-      commentLimit: c.commentLimit,
-      stepResults: c.stepResults,
-    },
+    settings: { projectId: c.projectId, versionId: c.versionId, statusMap: c.statusMap },
     containerName: c.cycleName,
     containerId: c.cycleId,
   }),
