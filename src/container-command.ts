@@ -30,6 +30,12 @@ export async function createContainer(definition: TargetDefinition, name: string
     );
     return 1;
   }
+  // A dry run sends nothing, this command included: it says what it would make, and prints no id (the shards' dry runs need none).
+  if (config.dryRun) {
+    const { containerName } = definition.journalMeta(resolved.config);
+    printer.info(`${definition.label}: dry run — would find or create ${definition.containerKind} "${containerName}"; nothing created`);
+    return 0;
+  }
   const http = createHttp();
   try {
     const target = definition.create(resolved.config, { send: http.send, secrets: config.secrets });

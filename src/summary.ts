@@ -16,7 +16,7 @@ export function summaryLine(s: TargetSummary): string {
       : s.cutShort
         ? 'cut short by publishTimeout'
         : s.published || s.unsent || s.errors.length
-          ? 'not reached'
+          ? 'stopped before its first result'
           : 'nothing mapped here';
   const counts = Object.entries(s.countsByStatus)
     .map(([k, v]) => `${k} ${v}`)

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { baseEnv, csRuns, exec, outboxFiles, REPO, runPlaywright, runReplay, tempDir, testSandbox, zephyrStatuses } from './harness';
+import { baseEnv, csRuns, exec, outboxFiles, REPO, runPlaywright, runReplay, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 let sandbox: RunningSandbox;
@@ -84,6 +84,19 @@ describe('cycle create / test-run create', () => {
     const md = fs.readFileSync(stepSummary, 'utf8');
     expect(md).toContain('| Zephyr Squad | setup job');
     expect(md).toContain('| CucumberStudio | setup job');
+  });
+
+  it('a dry run creates nothing and prints no id', async () => {
+    const env = { ...sandbox.env(), PW_TMS_DRY_RUN: '1' };
+    const cycle = await cli(['cycle', 'create', '--name', 'dry setup'], env);
+    expect(cycle.exitCode, cycle.output).toBe(0);
+    expect(cycle.output).toContain('Zephyr Squad: dry run — would find or create cycle "dry setup"; nothing created');
+    const run = await cli(['test-run', 'create', '--name', 'dry setup'], env);
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.output).toContain('CucumberStudio: dry run — would find or create test run "dry setup"; nothing created');
+    for (const r of [cycle, run]) expect(r.output.trim().split('\n').pop()).not.toMatch(/^[\w-]+$/);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === 'dry setup')).toEqual([]);
+    expect(csRuns(sandbox, 'dry setup')).toEqual([]);
   });
 });
 

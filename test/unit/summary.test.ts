@@ -71,6 +71,25 @@ describe('summary line', () => {
     expect(line).toContain(`1 not sent (kept in ${path.resolve('tms-outbox/run-1.jsonl')}; run \`npx playwright-tms-reporter replay\`)`);
   });
 
+  it('a service that answered with an error before its cycle is not said to be unreachable', () => {
+    const line = summaryLine({
+      target: 'zephyr',
+      label: 'Zephyr Squad',
+      enabled: true,
+      published: 0,
+      countsByStatus: {},
+      unmapped: 0,
+      notRun: 0,
+      errors: ['Zephyr Squad: GET cycles/search: HTTP 503 (Service Unavailable)'],
+      unsent: 2,
+      calls: 3,
+      durationMs: 1,
+      outbox: path.resolve('tms-outbox/run-1.jsonl'),
+    });
+    expect(line).toMatch(/^Zephyr Squad: stopped before its first result — 0 published; 2 not sent/);
+    expect(line).not.toContain('not reached');
+  });
+
   it('the replay command names the outbox folder unless it is the default one where it is run', () => {
     expect(replayCommand('/repo/tms-outbox', '/repo')).toBe('`npx playwright-tms-reporter replay`');
     expect(replayCommand(undefined, '/repo')).toBe('`npx playwright-tms-reporter replay`');
