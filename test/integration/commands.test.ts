@@ -2,7 +2,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { baseEnv, csRuns, exec, outboxFiles, REPO, runPlaywright, runReplay, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import {
+  baseEnv,
+  csRuns,
+  exec,
+  outboxFiles,
+  REPO,
+  runPlaywright,
+  runReplay,
+  tempDir,
+  testSandbox,
+  zephyrCycles,
+  zephyrStatuses,
+} from './harness';
 
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 let sandbox: RunningSandbox;
