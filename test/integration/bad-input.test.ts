@@ -99,7 +99,8 @@ describe('bad input: one clear line, no stack trace, run not failed, no secret',
       entry.line = matching[0] ?? null;
       entry.repeats = matching.filter((l) => l === matching[0]).length;
       const service = c.id.startsWith('cs') ? /cucumberstudio/i : /zephyr/i;
-      if (!matching[0]) entry.got = ours.filter((l) => service.test(l) && !/published|stopped before its first result/.test(l))[0] ?? ours[0] ?? null;
+      if (!matching[0])
+        entry.got = ours.filter((l) => service.test(l) && !/published|stopped before its first result/.test(l))[0] ?? ours[0] ?? null;
       entry.ok = false;
       expect(matching[0], `no line matching ${c.line} naming ${(c.names ?? []).join(', ')} in:\n${ours.join('\n')}`).toBeDefined();
       expect(o.run.output, 'stack trace in the output').not.toMatch(STACK);
