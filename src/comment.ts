@@ -74,7 +74,8 @@ export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }
       blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
     } else if (r.outcome === 'flaky') {
       notes.push({
-        head: `Flaky: passed on attempt ${r.attempts} of ${r.title}${r.error ? `\nEarlier failure: ${first}` : ''}${where}`,
+        // A serial group's retry may run a test that had passed again, and fail it: the failure came later.
+        head: `Flaky: passed on attempt ${r.passedAttempt ?? r.attempts} of ${r.title}${r.error ? `\n${r.passedAttempt ? 'Later' : 'Earlier'} failure: ${first}` : ''}${where}`,
         rest,
       });
     }

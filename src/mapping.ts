@@ -162,10 +162,20 @@ export function recordOf(
     // A `test.fail()` that passed has no error of its own: Playwright's words for what went wrong.
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
+    ...passedBeforeFailing(test, outcome),
     ...optional('steps', stepStatuses(test.results[test.results.length - 1], test.expectedStatus)),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
     ...(wanted ? { evidence: true as const } : {}),
   };
+}
+
+/** A flaky test whose last passing attempt came before a failing one (its serial group's retry): which attempt passed. */
+function passedBeforeFailing(test: TestLike, outcome: Outcome): { passedAttempt?: number } {
+  if (outcome !== 'flaky') return {};
+  const expected = test.expectedStatus ?? 'passed';
+  let passed = test.results.length - 1;
+  while (passed >= 0 && test.results[passed].status !== expected) passed--;
+  return passed >= 0 && passed < test.results.length - 1 ? { passedAttempt: passed + 1 } : {};
 }
 
 /** A target's view of statuses: outcome -> status, and how bad a status is (higher = worse). */

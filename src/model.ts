@@ -25,6 +25,8 @@ export interface TestRecord {
   errorLocation?: string;
   /** Number of attempts that ran (1 + retries used). */
   attempts: number;
+  /** A flaky test whose passing attempt was not its last (a serial group's retry ran it again and it failed): that attempt. */
+  passedAttempt?: number;
   /** The last attempt's top-level `test.step`s, in order (steps never reached are absent). */
   steps?: StepStatus[];
   /** The last attempt's attachments, by the policy (files by path; bodies are written to files first). */

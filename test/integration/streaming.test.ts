@@ -100,6 +100,42 @@ test('skipped, then run', { tag: '@cs-63' }, () => {});
     expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 61: ['passed'], 62: ['passed'], 63: ['passed'] });
     expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, unsent: 0, errors: [] });
   });
+
+  it('a test that passed, then failed when the group was retried, gets one result (its final one) and a true comment', async () => {
+    // The group's first attempt gives the stream time to send the passing attempt (it waits until that result is
+    // in the sandbox, 10 s at most): a result sent then would be the test's second once the retry fails it.
+    const name = 'serial passed then failed';
+    const run = await runPlaywright({
+      files: {
+        'serial.spec.ts': `
+import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const NAME = ${JSON.stringify(name)};
+const results = async (id) => {
+  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+  return s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+};
+test('passes, then fails on the retry', { tag: ['@cs-64', '@PROJ-64'] }, () => {
+  if (test.info().retry === 1) throw new Error('backend gone on retry');
+});
+test('fails first', { tag: ['@cs-65', '@PROJ-65'] }, async () => {
+  if (test.info().retry > 0) return;
+  for (let i = 0; i < 50 && (await results(64)).length === 0; i++) await new Promise((r) => setTimeout(r, 200));
+  throw new Error('fails first');
+});
+`,
+      },
+      retries: 1,
+      env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name },
+    });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 64: ['passed'], 65: ['failed'] });
+    const a = zephyrCycles(sandbox)
+      .find((c) => c.name === name)!
+      .executions.find((e) => e.issueKey === 'PROJ-64')!;
+    expect(a.comment).toContain('Flaky: passed on attempt 1 of');
+    expect(a.comment).toContain('Later failure: Error: backend gone on retry');
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [] });
+  });
 });
 
 describe('a target no test maps to (live)', () => {
