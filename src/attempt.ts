@@ -83,12 +83,38 @@ export function wantsAttachments(policy: 'failed' | 'all' | 'none', outcome: Out
   return policy === 'all' || outcome === 'failed' || outcome === 'timedOut' || outcome === 'flaky';
 }
 
-/** The last attempt's attachments (a flaky test's failing attempt is the interesting one for `failed`). */
+/**
+ * The files of the attempt whose failure the result reports (the last failing one; the last attempt when
+ * none failed), and of the other attempts those it lacks by name, nearest first: with `trace:
+ * 'on-first-retry'` the trace is recorded on a retry only, and it is the evidence a user asked for. The
+ * same name from several attempts goes up once (the reported attempt's).
+ */
 export function attachmentsOf(test: { results: readonly ResultLike[] }, outcome: Outcome): AttachmentRef[] {
+  const results = test.results;
   const failing =
-    outcome === 'flaky' ? [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut') : undefined;
-  const result = failing ?? test.results[test.results.length - 1];
-  return (result?.attachments ?? [])
-    .filter((a) => a.path || a.body)
-    .map((a) => ({ name: a.name, contentType: a.contentType, path: a.path, body: a.body }));
+    outcome === 'passed' || outcome === 'skipped' ? -1 : lastIndex(results, (r) => r.status === 'failed' || r.status === 'timedOut');
+  const reported = failing >= 0 ? failing : results.length - 1;
+  if (reported < 0) return [];
+  // Nearest first: the reported attempt, then the later ones, then the earlier ones.
+  const order = [
+    reported,
+    ...results.map((_, i) => i).filter((i) => i > reported),
+    ...results.map((_, i) => reported - 1 - i).filter((i) => i >= 0),
+  ];
+  const files = (r: ResultLike) => (r.attachments ?? []).filter((a) => a.path || a.body);
+  const own = new Set(files(results[reported]).map((a) => a.name));
+  const taken = new Set<string>();
+  const out: AttachmentRef[] = [];
+  for (const i of order)
+    for (const a of files(results[i])) {
+      if (i !== reported && (own.has(a.name) || taken.has(a.name))) continue;
+      if (i !== reported) taken.add(a.name);
+      out.push({ name: a.name, contentType: a.contentType, path: a.path, body: a.body });
+    }
+  return out;
+}
+
+function lastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i])) return i;
+  return -1;
 }

@@ -116,6 +116,18 @@ describe.each(MODES)('evidence (%s)', (mode) => {
     expect(text).not.toMatch(/JWT eyJ/);
   });
 
+  it("`trace: 'on-first-retry'` with retries 2: the trace of the first retry goes up with the last attempt's files", async () => {
+    const name = `evidence trace ${mode}`;
+    const files = {
+      'trace.spec.ts': `import { test, expect } from '@playwright/test';
+test('always fails @PROJ-5', async () => { await test.step('check', async () => { expect(1).toBe(2); }); });`,
+    };
+    const run = await runPlaywright({ files, env: envFor(name), mode, retries: 2, use: { trace: 'on-first-retry' } });
+    expect(run.summary?.targets.zephyr).toMatchObject({ published: 1, unsent: 0, errors: [] });
+    const names = executionOf(name, 'PROJ-5').attachments.map((a) => a.fileName);
+    expect(names.sort(), JSON.stringify(run.summary?.targets.zephyr?.attachments)).toEqual(['error-context.md', 'trace.zip']);
+  });
+
   it('CucumberStudio: a failed test sends its steps and both files; a passed test its steps and no file', async () => {
     const name = `evidence cs ${mode}`;
     const run = await runPlaywright({ files: SUITE, env: envFor(name), mode });

@@ -38,6 +38,8 @@ export interface RunOptions {
   globalSetup?: string;
   /** Named projects (none: Playwright's one unnamed project). */
   projects?: string[];
+  /** Playwright's `use` (e.g. `{ trace: 'on-first-retry' }`). */
+  use?: Record<string, unknown>;
   /** Options of a second instance of the reporter in the same config (live runs). */
   secondReporter?: Record<string, unknown>;
 }
@@ -112,7 +114,7 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   fullyParallel: true,
   reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}${
     o.globalSetup ? `\n  globalSetup: ${JSON.stringify(`./${o.globalSetup}`)},` : ''
-  }${o.projects ? `\n  projects: ${JSON.stringify(o.projects.map((name) => ({ name })))},` : ''}
+  }${o.use ? `\n  use: ${JSON.stringify(o.use)},` : ''}${o.projects ? `\n  projects: ${JSON.stringify(o.projects.map((name) => ({ name })))},` : ''}
 }`;
   if (kind === 'cjs') return `module.exports = ${body};\n`;
   return `export default ${body};\n`;

@@ -263,4 +263,34 @@ describe('evidence of a test', () => {
     expect(recordOf(withSteps('passed', [], files), TARGETS, { attachments: 'all' })!.attachments).toHaveLength(2);
     expect(recordOf(withSteps('failed', [], files), TARGETS, { attachments: 'none' })!.attachments).toBeUndefined();
   });
+
+  const file = (name: string, dir: string) => ({
+    name,
+    contentType: name === 'trace' ? 'application/zip' : 'text/markdown',
+    path: `/r/${dir}/${name}`,
+  });
+  const attempts = (statuses: ResultLike['status'][], files: ReturnType<typeof file>[][]) => {
+    const t = fakeTest(statuses, { tags: ['@PROJ-1'], retries: statuses.length - 1 });
+    t.results.forEach((r, i) => ((r as { attachments?: unknown }).attachments = files[i]));
+    return recordOf(t, TARGETS, { attachments: 'failed' })!.attachments!.map((a) => a.path);
+  };
+
+  it("`trace: 'on-first-retry'`: a trace recorded on a retry goes up with the reported attempt's files, once per name", () => {
+    // Failed on every attempt (retries 2): the last attempt's files, and the trace of retry #1.
+    expect(
+      attempts(
+        ['failed', 'failed', 'failed'],
+        [[file('error-context', 'a0')], [file('error-context', 'a1'), file('trace', 'a1')], [file('error-context', 'a2')]],
+      ),
+    ).toEqual(['/r/a2/error-context', '/r/a1/trace']);
+    // Flaky: the failing attempt's files, and the trace of the retry that passed.
+    expect(attempts(['failed', 'passed'], [[file('error-context', 'a0')], [file('trace', 'a1')]])).toEqual([
+      '/r/a0/error-context',
+      '/r/a1/trace',
+    ]);
+  });
+
+  it('a serial test that failed, then was skipped by its group: the files of the attempt that failed', () => {
+    expect(attempts(['failed', 'skipped'], [[file('error-context', 'a0')], []])).toEqual(['/r/a0/error-context']);
+  });
 });
