@@ -54,6 +54,9 @@ export function isDefaultComment(text: string): boolean {
   return /^(?:Failed|Timed out|Interrupted): |^Flaky: passed on attempt \d/.test(text);
 }
 
+/** Said of an interrupted test (it has no error of its own). */
+const INTERRUPTED = 'The run stopped before this test finished (Ctrl+C, a CI cancel, --max-failures or the globalTimeout).';
+
 /**
  * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
  * test's first error line and its location are kept; the rest of the text is what gets cut.
@@ -71,7 +74,9 @@ export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }
     const rest = more.length ? `\n${more.join('\n')}` : '';
     if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
       const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
-      blocks.push({ head: `${what}: ${r.title}${r.error ? `\n${first}` : ''}${where}`, rest });
+      // An interruption carries no error of its own: the comment says what stops a run, or it reads as a bug.
+      const why = r.error ? `\n${first}` : r.outcome === 'interrupted' ? `\n${INTERRUPTED}` : '';
+      blocks.push({ head: `${what}: ${r.title}${why}${where}`, rest });
     } else if (r.outcome === 'flaky') {
       notes.push({
         // A serial group's retry may run a test that had passed again, and fail it: the failure came later.

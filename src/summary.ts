@@ -25,7 +25,8 @@ export function summaryLine(s: TargetSummary): string {
     `${label}: ${where} — ${s.dryRun ? 'would publish' : ''}${s.dryRun ? ' ' : ''}${s.published}${s.dryRun ? '' : ' published'}${counts ? `: ${counts}` : ''}`,
   ];
   if (s.unmapped) parts.push(`${s.unmapped} test${s.unmapped === 1 ? '' : 's'} not mapped`);
-  if (s.notRun) parts.push(`${s.notRun} not run`);
+  // Tests, not keys (what "published" counts): said so, as the two numbers sit side by side.
+  if (s.notRun) parts.push(`${s.notRun} test${s.notRun === 1 ? '' : 's'} not run`);
   if (s.refused) parts.push(`${s.refused} refused by the service (see above; not kept for replay)`);
   const replay = replayCommand(s.outbox && path.dirname(s.outbox));
   // Without a journal path nothing was kept (an outbox that could not be written): say so, not "run replay".

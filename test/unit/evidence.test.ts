@@ -53,6 +53,13 @@ describe('failure comments', () => {
     for (const text of ['', 'Checked by hand: fine', 'failed on staging only']) expect(isDefaultComment(text)).toBe(false);
   });
 
+  it('an interrupted test (no error of its own) says why a test is interrupted', () => {
+    const comment = defaultComment({ outcome: 'interrupted', records: [rec({ outcome: 'interrupted' })] }, 750);
+    expect(comment).toBe(
+      'Interrupted: a test\nThe run stopped before this test finished (Ctrl+C, a CI cancel, --max-failures or the globalTimeout).',
+    );
+  });
+
   it('are left whole when they fit', () => {
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error: 'boom\nline 2', errorLocation: 'a.ts:1:1' })] }, 750);
     expect(comment).toBe('Failed: a test\nboom\nat a.ts:1:1\nline 2');

@@ -87,6 +87,22 @@ describe('summary line', () => {
       outbox: path.resolve('tms-outbox/run-1.jsonl'),
     });
     expect(line).toMatch(/^Zephyr Squad: stopped before its first result — 0 published; 2 not sent/);
+    // Tests, where "published" counts keys.
+    expect(
+      summaryLine({
+        target: 'zephyr',
+        label: 'Zephyr Squad',
+        enabled: true,
+        published: 4,
+        countsByStatus: {},
+        unmapped: 0,
+        notRun: 3,
+        errors: [],
+        unsent: 0,
+        calls: 1,
+        durationMs: 1,
+      }),
+    ).toContain('; 3 tests not run');
     expect(line).not.toContain('not reached');
   });
 
