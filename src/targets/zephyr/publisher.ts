@@ -18,18 +18,15 @@ import { withHint } from '../../http/errors';
 import { PROJECT_HINT, type ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, UNEXECUTED, zephyrRank } from './statuses';
-import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
+import { chunk, waitForJob, type JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
 import { ExecutionEvidence, STEP_PASS } from './evidence';
-import { ExecutionReader } from './executions';
+import { CycleMembers } from './cycle-members';
 import { BULK_CHUNK, zephyrBatching } from './batching';
 
-const ADD_CHUNK = 100;
-
 /**
- * The Zephyr cycle lifecycle. Keys become executions only through "add tests" (by key, async job):
- * creating an execution needs the numeric issueId, which only the cycle listing tells us. Statuses are
- * then set absolutely (bulk per status; one PUT per test that carries a comment), so every step is
+ * The Zephyr cycle lifecycle: find or create the cycle, get the keys in it as executions (CycleMembers),
+ * then set statuses absolutely (bulk per status; one PUT per test that carries a comment), so every step is
  * safe to repeat after an ambiguous failure.
  */
 export class ZephyrTarget implements Target {
@@ -38,11 +35,8 @@ export class ZephyrTarget implements Target {
   readonly batching: Target['batching'];
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
-  private readonly executions = new Map<string, ZephyrExecution>();
-  /** Keys not in the cycle, why, and whether Zephyr refused the key itself (sending again cannot help). */
-  private readonly rejected = new Map<string, { reason: string; refused: boolean }>();
+  private readonly members: CycleMembers;
   private readonly evidence: ExecutionEvidence;
-  private readonly reader: ExecutionReader;
 
   constructor(
     private readonly cfg: ZephyrConfig,
@@ -53,7 +47,7 @@ export class ZephyrTarget implements Target {
     private readonly runInfo: RunInfo = { description: 'Published by playwright-tms-reporter' },
   ) {
     this.evidence = new ExecutionEvidence(client, lane);
-    this.reader = new ExecutionReader(client);
+    this.members = new CycleMembers(cfg, client, jobs);
     this.batching = zephyrBatching(lane, (item) => this.needsOwnCall(item));
   }
 
@@ -102,9 +96,9 @@ export class ZephyrTarget implements Target {
     const bulk = new Map<string, Array<{ item: PlanItem; e: ZephyrExecution }>>();
     const puts: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
     for (const item of items) {
-      const e = this.executions.get(item.key);
+      const e = this.members.get(item.key);
       if (!e) {
-        const why = this.rejected.get(item.key);
+        const why = this.members.rejection(item.key);
         result.failed.push({
           item,
           reason: why?.reason ?? `${item.key} is not in the cycle (Zephyr did not add it)`,
@@ -176,9 +170,9 @@ export class ZephyrTarget implements Target {
 
   async attach(item: PlanItem, file: UploadFile, { check }: { check: boolean }): Promise<'uploaded' | 'present'> {
     const cycleId = this.cycle.require().id;
-    if (!this.executions.has(item.key)) await this.ensureInCycle([item.key]);
-    const e = this.executions.get(item.key);
-    if (!e) throw new Error(this.rejected.get(item.key)?.reason ?? `${item.key} is not in the cycle`);
+    if (!this.members.get(item.key)) await this.ensureInCycle([item.key]);
+    const e = this.members.get(item.key);
+    if (!e) throw new Error(this.members.rejection(item.key)?.reason ?? `${item.key} is not in the cycle`);
     const { projectId, versionId } = this.cfg;
     return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(item.tests[0] ?? item.key, 200), check);
   }
@@ -186,7 +180,7 @@ export class ZephyrTarget implements Target {
   /** The cycle in the project's Zephyr view, when the Jira site is configured (the project key comes from a mapped issue). */
   link(): string | undefined {
     const cycle = this.cycle.peek();
-    const projectKey = [...this.executions.keys()][0]?.replace(/-\d+$/, '');
+    const projectKey = this.members.anyKey()?.replace(/-\d+$/, '');
     if (!this.cfg.jiraUrl || !cycle || !projectKey) return undefined;
     const { projectId, versionId } = this.cfg;
     return `${this.cfg.jiraUrl}/projects/${projectKey}?selectedItem=com.thed.zephyr.je__project-centric-view-tvm#?projectId=${projectId}&versionId=${versionId}&cycleId=${cycle.id}`;
@@ -196,7 +190,7 @@ export class ZephyrTarget implements Target {
     const c = await this.client.getCycle(this.cycle.require().id, this.cfg.projectId, this.cfg.versionId, true);
     const expected = new Map<number, number>();
     for (const item of sent) {
-      const s = this.executions.get(item.key)?.statusId ?? Number(item.status);
+      const s = this.members.get(item.key)?.statusId ?? Number(item.status);
       expected.set(s, (expected.get(s) ?? 0) + 1);
     }
     const details: string[] = [];
@@ -267,33 +261,7 @@ export class ZephyrTarget implements Target {
     return { id: String(value.id), name, reused };
   }
 
-  /** Adds missing keys (≤ 100 per job), waits for the jobs, then reads their executions (see ExecutionReader). */
-  private async ensureInCycle(keys: readonly string[]): Promise<void> {
-    const cycleId = this.cycle.require().id;
-    const missing = [...new Set(keys)].filter((k) => !this.executions.has(k) && !this.rejected.get(k)?.refused);
-    if (!missing.length) return;
-    const { projectId, versionId } = this.cfg;
-    const invalid = new Set<string>();
-    await Promise.all(
-      chunk(missing, ADD_CHUNK).map(async (part) => {
-        const token = await this.client.addTests(cycleId, part, projectId, versionId);
-        const progress = await waitForJob(this.client, token, this.jobs);
-        for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
-      }),
-    );
-    const cycle = this.cycle.require();
-    // Every key is looked for, whatever the job's message said (its wording is not established). The listing
-    // holds every execution of the cycle: one held already keeps what we know of it (a status job of ours may
-    // still be running, the listing shows the status before it).
-    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, missing, invalid)) {
-      if (!this.executions.has(e.issueKey)) this.executions.set(e.issueKey, e);
-    }
-    for (const k of missing.filter((key) => !this.executions.has(key))) {
-      const refused = invalid.has(k);
-      const reason = refused
-        ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
-        : `${k} was not added to the cycle by Zephyr`;
-      this.rejected.set(k, { reason, refused });
-    }
+  private ensureInCycle(keys: readonly string[]): Promise<void> {
+    return this.members.ensure(this.cycle.require(), keys);
   }
 }
