@@ -143,6 +143,41 @@ test('b', { tag: '@PROJ-92' }, () => { ${fail ? "throw new Error('also broken');
     expect(steps('PROJ-91')).toEqual([1, 1, 1]);
     expect(steps('PROJ-92')).toEqual([1, 1, 1]);
   });
+
+  it('a key skipped now goes back to UNEXECUTED; a key failing now keeps no PASS step of the earlier run', async () => {
+    const name = 'reused steps';
+    const spec = (now: boolean) => ({
+      'r.spec.ts': `import { test, expect } from '@playwright/test';
+test('a', { tag: '@PROJ-93' }, async () => {
+  await test.step('one', async () => {});
+  await test.step('two', async () => { expect(${now ? "'declined'" : "'ok'"}).toBe('ok'); });
+  await test.step('three', async () => {});
+});
+test('b', { tag: '@PROJ-94' }, () => { test.skip(${now}, 'not on this platform'); });
+test('c', { tag: '@PROJ-95' }, () => { if (${now}) throw new Error('broken now'); });`,
+    });
+    const execs = () =>
+      Object.fromEntries(
+        zephyrCycles(sandbox)
+          .find((c) => c.name === name)!
+          .executions.map((e) => [e.issueKey, e as unknown as { statusId: number; comment?: string; stepResults: { statusId: number }[] }]),
+      );
+    const steps = (key: string) => execs()[key].stepResults.map((r) => r.statusId);
+    await runPlaywright({ files: spec(false), env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name } });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-93': 1, 'PROJ-94': 1, 'PROJ-95': 1 });
+    const run = await runPlaywright({
+      files: spec(true),
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, ZEPHYR_STEP_RESULTS: 'detailed' },
+    });
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 3, errors: [], container: { reused: true } });
+    expect(run.summary!.targets.zephyr.verify).toMatchObject({ ok: true });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-93': 2, 'PROJ-94': -1, 'PROJ-95': 2 });
+    // detailed: the steps it ran, and the one it never reached UNEXECUTED (it said PASS from the earlier run).
+    expect(steps('PROJ-93')).toEqual([1, 2, -1]);
+    expect(steps('PROJ-94')).toEqual([-1, -1, -1]);
+    // No steps of its own: none of them says PASS any more.
+    expect(steps('PROJ-95')).toEqual([-1, -1, -1]);
+  });
 });
 
 describe('two instances of the reporter in one config (live)', () => {

@@ -54,7 +54,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
     const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired };
-    return new ZephyrTarget(config, client, lane, jobs, deps.runInfo);
+    return new ZephyrTarget(config, client, lane, jobs, deps.runInfo, (deps.processes ?? 1) > 1);
   },
 };
 

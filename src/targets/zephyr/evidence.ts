@@ -7,6 +7,7 @@ import type { ZephyrClient, ZephyrExecution } from './client';
 /** Built-in step result statuses (`GET /teststep/statuses`), the same ids on every tenant. */
 export const STEP_PASS = 1;
 export const STEP_FAIL = 2;
+export const STEP_UNEXECUTED = -1;
 
 interface Where {
   cycleId: string;
@@ -54,11 +55,12 @@ export class ExecutionEvidence {
   }
 
   /**
-   * Per-step results of a failed test, matched by order: steps that passed PASS, the failing one FAIL;
-   * steps it never reached (and steps it has no result for) stay as they are. 1 + k calls.
+   * Per-step results of a test, matched by order: steps that passed PASS, the failing one FAIL, steps it
+   * skipped or never reached (and steps it has no result for) UNEXECUTED — an earlier run, or this one before
+   * a correction, may have left them PASS. A step result that already says so is not sent: 1 + changed calls.
    */
   async setSteps(e: ZephyrExecution, steps: readonly StepStatus[]): Promise<void> {
-    const found = await this.client.json<{ stepResults?: Array<{ id: string | number; orderId?: number }> }>(
+    const found = await this.client.json<{ stepResults?: Array<{ id: string | number; orderId?: number; status?: unknown }> }>(
       'stepresult/search',
       'GET',
       '/stepresult/search',
@@ -66,9 +68,11 @@ export class ExecutionEvidence {
     );
     const ordered = [...(found.stepResults ?? [])].sort((a, b) => Number(a.orderId ?? 0) - Number(b.orderId ?? 0));
     await Promise.all(
-      ordered.slice(0, steps.length).map(async (r, i) => {
-        if (steps[i] === 'skipped') return;
-        const status = steps[i] === 'failed' ? STEP_FAIL : STEP_PASS;
+      ordered.map(async (r, i) => {
+        const status = steps[i] === 'failed' ? STEP_FAIL : steps[i] === 'passed' ? STEP_PASS : STEP_UNEXECUTED;
+        // The status as an object ({id}) or an id; a listing without one (not established) gets the call.
+        const now = typeof r.status === 'object' && r.status !== null ? (r.status as { id?: unknown }).id : r.status;
+        if (now !== undefined && Number(now) === status) return;
         await this.client.json(
           'stepresult/update',
           'PUT',

@@ -20,7 +20,7 @@ import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from '.
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, UNEXECUTED, zephyrRank } from './statuses';
 import { chunk, waitForJob, type JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
-import { ExecutionEvidence, STEP_PASS } from './evidence';
+import { ExecutionEvidence, STEP_PASS, STEP_UNEXECUTED } from './evidence';
 import { CycleMembers } from './cycle-members';
 import { BULK_CHUNK, zephyrBatching } from './batching';
 
@@ -45,6 +45,8 @@ export class ZephyrTarget implements Target {
     private readonly jobs: JobWaitOptions = {},
     /** What a cycle this process creates carries (build, environment, description). */
     private readonly runInfo: RunInfo = { description: 'Published by playwright-tms-reporter' },
+    /** Live CI shards publish into one cycle: a key's status may be another shard's. */
+    private readonly liveShards = false,
   ) {
     this.evidence = new ExecutionEvidence(client, lane);
     this.members = new CycleMembers(cfg, client, jobs);
@@ -108,11 +110,12 @@ export class ZephyrTarget implements Target {
       }
       const status = Number(item.status);
       if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
-      // Skipped tests are left as they are (UNEXECUTED when new): no call needed.
-      else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
+      // Skipped tests leave a new execution UNEXECUTED (no call); one an earlier run (or a correction) set goes back to it,
+      // unless another live shard may have set it (a skip must not erase its result).
+      else if (e.statusId === status || (status === UNEXECUTED && this.liveShards)) result.done.push(item);
       else {
-        const steps = this.cfg.stepResults !== 'off' && (item.outcome === 'passed' || item.outcome === 'flaky');
-        const group = `${status}|${steps ? STEP_PASS : ''}`;
+        const stepStatus = this.stepStatusWith(item, e);
+        const group = `${status}|${stepStatus ?? ''}`;
         // Pushed, not copied: a group holds thousands of results (copying it per result was quadratic).
         const members = bulk.get(group);
         if (members) members.push({ item, e });
@@ -144,6 +147,7 @@ export class ZephyrTarget implements Target {
     for (const { item, e } of puts) {
       // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
       const already = e.statusId === Number(item.status) && e.comment === item.comment;
+      const stepStatus = this.stepStatusWith(item, e);
       work.push(
         (already
           ? Promise.resolve()
@@ -153,9 +157,9 @@ export class ZephyrTarget implements Target {
             e.statusId = Number(item.status);
             e.comment = item.comment;
             if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
-            // A pass that needed a call of its own (a comment written or cleared): its steps PASS, as the bulk call gives the others.
-            else if (this.cfg.stepResults !== 'off' && (item.outcome === 'passed' || item.outcome === 'flaky'))
-              await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), STEP_PASS), this.jobs);
+            // A call of its own (a comment written or cleared): its steps as the bulk call gives the others.
+            else if (stepStatus !== undefined)
+              await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.jobs);
             result.done.push(item);
             onDone?.([item]);
           })
@@ -226,13 +230,29 @@ export class ZephyrTarget implements Target {
   }
 
   /** A failure comment goes with its status in a PUT of its own (see publish). */
+  /**
+   * The step results a status change sets: PASS for a passed test; UNEXECUTED for any other when the execution
+   * had another status (an earlier run's, or ours before a correction): its steps may still say PASS.
+   */
+  private stepStatusWith(item: PlanItem, e: ZephyrExecution): number | undefined {
+    if (this.cfg.stepResults === 'off') return undefined;
+    if (item.outcome === 'passed' || item.outcome === 'flaky') return STEP_PASS;
+    // A status it has already (a replay after the kill) was set with its steps: no call for them.
+    return e.statusId !== UNEXECUTED && e.statusId !== Number(item.status) ? STEP_UNEXECUTED : undefined;
+  }
+
   private needsOwnCall(item: PlanItem): boolean {
     return this.cfg.failureComments && !!item.comment;
   }
 
   /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
   private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
-    return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
+    return (
+      this.cfg.failureComments &&
+      !item.comment &&
+      !(Number(item.status) === UNEXECUTED && this.liveShards) &&
+      isDefaultComment(e.comment ?? '')
+    );
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
