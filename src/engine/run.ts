@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
-import { redact } from '../http/errors';
 import { Deadline } from '../kit/deadline';
 import type { JournalTargetMeta, TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
@@ -9,7 +8,7 @@ import { replayCommand, type Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
 import { EndEstimate } from './end-of-run';
-import { isText } from './uploads';
+import { RecordKeeper } from './record-keeper';
 import { TargetSession } from './session';
 
 /** How long a non-leader shard waits for shard 1's cycle / run (shard 1 may have no tests at all). */
@@ -49,7 +48,7 @@ export class PublishRun {
   private readonly sessions: TargetSession[];
   private readonly http: ReturnType<typeof createHttp>;
   private readonly startedAt = new Date();
-  private readonly journaled = new Map<string, string>();
+  private readonly keeper: RecordKeeper;
   /** When the tests will be done (live runs: set by `start`). */
   private estimate?: EndEstimate;
   private readonly deadline = new Deadline();
@@ -96,6 +95,7 @@ export class PublishRun {
       );
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
     }
+    this.keeper = new RecordKeeper(config.secrets, this.outbox);
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(
       ({ definition, config: c }) =>
@@ -131,59 +131,11 @@ export class PublishRun {
 
   /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
   record(record: TestRecord): void {
-    const r = this.ready(record);
+    const r = this.keeper.ready(record);
     this.estimate?.finishedOne();
-    this.journal([r]);
+    this.keeper.journal([r]);
     for (const s of this.sessions) s.offer(r);
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
-  }
-
-  /**
-   * What the engine keeps of a test's record: its error text without the run's own credentials (a test
-   * may print its environment, and the text goes into comments and the journal), bodies written to files.
-   */
-  private ready(record: TestRecord): TestRecord {
-    const r = this.withFilesOnly(record);
-    const secrets = this.config.secrets;
-    // The title too: a test may be named after a value it reads from the environment.
-    const [title, error] = [redact(r.title, secrets), r.error && redact(r.error, secrets)];
-    return title === r.title && error === r.error ? r : { ...r, title, error };
-  }
-
-  /** Attachments given as bodies are written to files first: the journal and the uploads read paths. */
-  private withFilesOnly(record: TestRecord): TestRecord {
-    if (!record.attachments?.some((a) => a.body)) return record;
-    const attachments = record.attachments.flatMap((a, i) => {
-      if (!a.body) return [a];
-      if (!this.outbox) return [];
-      // A text body may quote a credential (a test that logs its environment): the file never holds it.
-      const body = isText(a.contentType) ? Buffer.from(redact(a.body.toString('utf8'), this.config.secrets), 'utf8') : a.body;
-      const file = this.outbox.saveBody(record.testId, i, a.name, a.contentType, body);
-      // An outbox that cannot be written: the body goes up from memory (and is not kept).
-      // (Its origin tells two bodies of one name apart, as a path would.)
-      return [
-        file
-          ? { name: a.name, contentType: a.contentType, path: file }
-          : { name: a.name, contentType: a.contentType, body, origin: `${record.testId}#${i}` },
-      ];
-    });
-    return { ...record, attachments };
-  }
-
-  /** Journals records (synchronously) unless identical ones were journaled already. */
-  journal(records: readonly TestRecord[]): void {
-    if (!this.outbox) return;
-    const fresh = records.filter((r) => {
-      // A short fingerprint, not the record's JSON: this map lives as long as the run (10,000s of tests).
-      const keys = Object.entries(r.keys)
-        .map(([t, k]) => `${t}:${k.join(',')}`)
-        .join(';');
-      const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}|${r.steps?.join(',') ?? ''}|${r.attachments?.length ?? 0}`;
-      if (this.journaled.get(r.testId) === print) return false;
-      this.journaled.set(r.testId, print);
-      return true;
-    });
-    this.outbox.appendTests(fresh);
   }
 
   async finish(records: readonly TestRecord[], notRun: number): Promise<RunSummary> {
@@ -194,8 +146,8 @@ export class PublishRun {
         targets[s.id] = await dryRun(s, where && s.definition.journalMeta(where.config), records, notRun, this.o.printer);
       }
     } else {
-      const complete = records.map((r) => this.ready(r));
-      this.journal(complete);
+      const complete = records.map((r) => this.keeper.ready(r));
+      this.keeper.journal(complete);
       const done = await this.finishWithin(complete, notRun);
       // A target with bad settings is journaled for a replay once they are fixed; with nothing mapped to it, nothing waits.
       for (const d of this.config.invalid) if (!records.some((r) => keysOf(r, d.id).length)) this.outbox?.complete(d.id);
