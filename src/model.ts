@@ -88,6 +88,8 @@ export interface TargetSummary {
   countsByStatus: Record<string, number>;
   unmapped: number;
   notRun: number;
+  /** Keys also mapped by a test that never started (the run stopped first): published from the tests that ran. */
+  partlyRun?: string[];
   errors: string[];
   /** Settings that were resolved against the service with a fallback (e.g. an unknown status name). */
   warnings?: string[];

@@ -126,7 +126,12 @@ export default class TmsReporter implements Reporter {
         this.config.targets.map((t) => t.definition),
       ))
         this.printer.error(line);
-      summary = await this.run.finish(records, tests.length - records.length);
+      const recorded = new Set(records.map((r) => r.testId));
+      const notRunKeys: Record<string, string[]> = {};
+      for (const t of tests)
+        if (!recorded.has(t.id))
+          for (const [target, keys] of Object.entries(keysByTarget(t, this.definitions))) (notRunKeys[target] ??= []).push(...keys);
+      summary = await this.run.finish(records, tests.length - records.length, notRunKeys);
       this.report(summary);
     } catch (error) {
       this.printer.error(`publishing failed unexpectedly: ${(error as Error)?.message ?? String(error)}`);

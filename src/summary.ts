@@ -27,6 +27,12 @@ export function summaryLine(s: TargetSummary): string {
   if (s.unmapped) parts.push(`${s.unmapped} test${s.unmapped === 1 ? '' : 's'} not mapped`);
   // Tests, not keys (what "published" counts): said so, as the two numbers sit side by side.
   if (s.notRun) parts.push(`${s.notRun} test${s.notRun === 1 ? '' : 's'} not run`);
+  if (s.partlyRun?.length) {
+    const [n, some] = [s.partlyRun.length, s.partlyRun.slice(0, 3).join(', ') + (s.partlyRun.length > 3 ? ', …' : '')];
+    parts.push(
+      `${n} key${n === 1 ? '' : 's'} published from the tests that ran (others mapped to ${n === 1 ? 'it' : 'them'} did not run): ${some}`,
+    );
+  }
   if (s.refused) parts.push(`${s.refused} refused by the service (see above; not kept for replay)`);
   const replay = replayCommand(s.outbox && path.dirname(s.outbox));
   // Without a journal path nothing was kept (an outbox that could not be written): say so, not "run replay".

@@ -138,7 +138,12 @@ export class PublishRun {
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
   }
 
-  async finish(records: readonly TestRecord[], notRun: number): Promise<RunSummary> {
+  /** `notRunKeys`: the keys of the tests that never started (the run stopped first), by target. */
+  async finish(
+    records: readonly TestRecord[],
+    notRun: number,
+    notRunKeys: Readonly<Record<string, readonly string[]>> = {},
+  ): Promise<RunSummary> {
     const targets: RunSummary['targets'] = {};
     if (this.config.dryRun) {
       for (const s of this.sessions) {
@@ -181,6 +186,11 @@ export class PublishRun {
       this.http.close().catch(() => undefined),
     );
     await within(settle, Math.max(1_000, this.deadline.remaining()));
+    for (const s of Object.values(targets)) {
+      const partly = new Set(notRunKeys[s.target] ?? []);
+      const keys = [...new Set(records.flatMap((r) => keysOf(r, s.target)))].filter((k) => partly.has(k)).sort();
+      if (keys.length) s.partlyRun = keys;
+    }
     return { version: 1, startedAt: this.startedAt.toISOString(), finishedAt: new Date().toISOString(), targets };
   }
 

@@ -223,3 +223,20 @@ test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
     expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 81: ['wip'], 82: ['passed'] });
   });
 });
+
+describe.each(MODES)('a run stopped by --max-failures (%s)', (mode) => {
+  it('a key also mapped by a test that never started is published from the tests that ran, and named', async () => {
+    const name = `max failures ${mode}`;
+    const files = {
+      'x.spec.ts': `import { test } from '@playwright/test';
+test('a1', { tag: '@PROJ-203' }, () => {});
+test('a2', { tag: '@PROJ-204' }, () => { throw new Error('stop here'); });
+test('a3', { tag: '@PROJ-203' }, () => {});
+test('a4', { tag: '@PROJ-205' }, () => {});`,
+    };
+    const run = await runPlaywright({ files, mode, workers: 1, args: ['-x'], env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name } });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-203': 1, 'PROJ-204': 2, 'PROJ-205': -1 });
+    expect(run.summary!.targets.zephyr).toMatchObject({ notRun: 2, partlyRun: ['PROJ-203'] });
+    expect(run.output).toContain('2 tests not run; 1 key published from the tests that ran (others mapped to it did not run): PROJ-203');
+  });
+});
