@@ -84,6 +84,7 @@ export class PublishRun {
       replay: !!o.journal,
       deadline: this.deadline,
       processes: o.shard?.total ?? 1,
+      since: publishingSince(o.journal, this.startedAt),
       runInfo: config.runInfo,
       ...o.deps,
     };
@@ -255,4 +256,11 @@ function journalMeta(config: ResolvedConfig): Record<string, JournalTargetMeta> 
     meta[d.id] ??= { settings: {}, containerName: c?.name ?? '', ...(c?.id ? { containerId: c.id } : {}) };
   }
   return meta;
+}
+
+/** When what is published began: the replayed run's start (its journal's), or now. */
+function publishingSince(journal: Journal | undefined, startedAt: Date): number | undefined {
+  if (!journal) return startedAt.getTime();
+  const at = Date.parse(journal.createdAt);
+  return Number.isNaN(at) ? undefined : at;
 }

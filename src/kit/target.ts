@@ -144,6 +144,12 @@ export interface TargetDeps {
   deadline?: Deadline;
   /** How many processes of this run publish at once with the same credentials (CI shards). */
   processes?: number;
+  /**
+   * When this publication began (epoch ms; replay: when the run it replays began). What the service holds
+   * from before it is an earlier run's, never this run's: a look before repeating a request must not take it
+   * for what an ambiguous failure may have applied.
+   */
+  since?: number;
   /** What a container this run creates carries (build, environment, description). */
   runInfo?: RunInfo;
   /** Per-target knobs for tests and benchmarks, by target id (e.g. faster job polling). */

@@ -56,6 +56,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       ...tuning,
       wait,
       replay: deps.replay ?? tuning.replay,
+      since: deps.since,
       description: deps.runInfo?.description,
     });
   },

@@ -28,6 +28,8 @@ export interface CsTargetOptions {
   wait?: Partial<ReadyOptions>;
   /** Replay: check each test's last result before posting, in case an earlier run sent it but died before journaling. */
   replay?: boolean;
+  /** When this publication began (see TargetDeps.since): an older result is never taken for ours. */
+  since?: number;
   /** Description of a run this process creates (CI run link, branch, commit). */
   description?: string;
 }
@@ -63,7 +65,7 @@ export class CucumberStudioTarget implements Target {
     this.byOutcome = resolved.byOutcome;
     this.statusWarnings = resolved.warnings;
     this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
-    this.results = new ResultWriter(client, lane, !!o.replay);
+    this.results = new ResultWriter(client, lane, !!o.replay, o.since);
     this.index = new TestIndex({
       loadNames: async () => new ScenarioNames(asArray((await client.listScenarios()).data)),
       lookup: async (testId) => {

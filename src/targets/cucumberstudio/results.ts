@@ -5,6 +5,9 @@ import { asArray, type CucumberStudioClient } from './client';
 
 export const STATUS_AUTHOR = 'playwright-tms-reporter';
 
+/** How far the service's clock may be behind ours before our own result would look older than our run. */
+const CLOCK_LEEWAY_MS = 5_000;
+
 export interface ResultInput {
   status: string;
   description: string;
@@ -43,6 +46,8 @@ export class ResultWriter {
     private readonly client: CucumberStudioClient,
     private readonly lane: RequestLane,
     private readonly replay: boolean,
+    /** When this publication began: a result created before it is an earlier run's (a reused run), not ours. */
+    private readonly since?: number,
   ) {}
 
   async post(runId: number, testId: string, input: ResultInput): Promise<void> {
@@ -53,7 +58,13 @@ export class ResultWriter {
       if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.replay)) {
         const last = await this.lastResult(runId, testId);
         const a = last?.attributes ?? {};
-        if (last && a.status === input.status && (a.description ?? '') === input.description && a['status-author'] === STATUS_AUTHOR) {
+        const ours =
+          last &&
+          a.status === input.status &&
+          (a.description ?? '') === input.description &&
+          a['status-author'] === STATUS_AUTHOR &&
+          !this.isOlder(a['created-at']);
+        if (ours) {
           this.resultIds.set(testId, String(last.id));
           return;
         }
@@ -80,6 +91,15 @@ export class ResultWriter {
       });
     }
     return uploaded ? 'uploaded' : 'present';
+  }
+
+  /**
+   * Created before this publication began (a few seconds' leeway for the service's clock): an earlier run's
+   * result in a reused run, however alike. Without a date, alike is all there is to go by.
+   */
+  private isOlder(createdAt: unknown): boolean {
+    const at = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
+    return this.since !== undefined && !Number.isNaN(at) && at < this.since - CLOCK_LEEWAY_MS;
   }
 
   private async lastResult(runId: number, testId: string) {
