@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
 import { Deadline } from '../kit/deadline';
@@ -78,16 +79,6 @@ export class PublishRun {
         o.printer.error(`a redirect in the journal is not followed: ${(error as Error).message}`);
       }
     }
-    const deps: TargetDeps = {
-      send: this.http.send,
-      secrets: config.secrets,
-      replay: !!o.journal,
-      deadline: this.deadline,
-      processes: o.shard?.total ?? 1,
-      since: publishingSince(o.journal, this.startedAt),
-      runInfo: config.runInfo,
-      ...o.deps,
-    };
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file, (why) =>
         o.printer.error(
@@ -96,6 +87,17 @@ export class PublishRun {
       );
       if (o.journal) for (const t of o.journal.complete) this.outbox.complete(t);
     }
+    const deps: TargetDeps = {
+      send: this.http.send,
+      secrets: config.secrets,
+      replay: !!o.journal,
+      deadline: this.deadline,
+      processes: o.shard?.total ?? 1,
+      since: publishingSince(o.journal, this.startedAt),
+      runMark: runMark(this.outbox?.file ?? o.journal?.file),
+      runInfo: config.runInfo,
+      ...o.deps,
+    };
     this.keeper = new RecordKeeper(config.secrets, this.outbox);
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(
@@ -263,4 +265,12 @@ function publishingSince(journal: Journal | undefined, startedAt: Date): number 
   if (!journal) return startedAt.getTime();
   const at = Date.parse(journal.createdAt);
   return Number.isNaN(at) ? undefined : at;
+}
+
+/** Eight hex characters of the journal's name (a run and its replays share it); a run without one gets its own. */
+function runMark(journalFile: string | undefined): string {
+  return createHash('sha1')
+    .update(journalFile ? path.basename(journalFile, '.jsonl') : randomBytes(8).toString('hex'))
+    .digest('hex')
+    .slice(0, 8);
 }

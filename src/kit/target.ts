@@ -150,6 +150,11 @@ export interface TargetDeps {
    * for what an ambiguous failure may have applied.
    */
   since?: number;
+  /**
+   * A short mark of this run, the same in its replays: the files it uploads carry it (Zephyr: in the upload's
+   * comment), so a look before repeating an upload tells them from an earlier run's files of the same name.
+   */
+  runMark?: string;
   /** What a container this run creates carries (build, environment, description). */
   runInfo?: RunInfo;
   /** Per-target knobs for tests and benchmarks, by target id (e.g. faster job polling). */

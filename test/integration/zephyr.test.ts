@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import {
@@ -238,5 +239,47 @@ test('a4', { tag: '@PROJ-205' }, () => {});`,
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-203': 1, 'PROJ-204': 2, 'PROJ-205': -1 });
     expect(run.summary!.targets.zephyr).toMatchObject({ notRun: 2, partlyRun: ['PROJ-203'] });
     expect(run.output).toContain('2 tests not run; 1 key published from the tests that ran (others mapped to it did not run): PROJ-203');
+  });
+});
+
+describe('a reused cycle replayed (live)', () => {
+  it("an earlier run's file of the same name is not taken for this run's: the replay uploads this run's", async () => {
+    // Run A uploads note.txt; run B (same cycle, Zephyr down) keeps its result; the replay looks at the
+    // execution's files first (an earlier process may have uploaded them): run A's note.txt is not run B's.
+    const name = 'reused files';
+    const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+    const env = { ...zephyrOnly, ZEPHYR_CYCLE_NAME: name };
+    const spec = (run: string) => ({
+      'f.spec.ts': `import { test } from '@playwright/test';
+test('f', { tag: '@PROJ-96' }, async ({}, testInfo) => {
+  await testInfo.attach('note', { body: 'written by run ${run}', contentType: 'text/plain' });
+  throw new Error('broken');
+});`,
+    });
+    const notes = () =>
+      (
+        zephyrCycles(sandbox)
+          .find((c) => c.name === name)!
+          .executions.find((e) => e.issueKey === 'PROJ-96') as unknown as { attachments: Array<{ fileName: string; sha256: string }> }
+      ).attachments
+        .filter((a) => a.fileName === 'note.txt')
+        .map((a) => a.sha256);
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    await runPlaywright({ files: spec('A'), env });
+    expect(notes()).toEqual([sha('written by run A')]);
+    sandbox.setFaults('zephyr', { down: true });
+    let b;
+    try {
+      b = await runPlaywright({ files: spec('B'), env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    expect(outboxFiles(b.outboxDir)).toHaveLength(1);
+    const replay = await runReplay(b.outboxDir, env);
+    expect(replay.exitCode, replay.output).toBe(0);
+    expect(notes()).toEqual([sha('written by run A'), sha('written by run B')]);
+    // Replayed again: this run's file is there now, and goes up no second time.
+    expect((await runReplay(b.outboxDir, env)).output).toContain('nothing to replay');
+    expect(notes()).toHaveLength(2);
   });
 });

@@ -54,7 +54,11 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
     const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired };
-    return new ZephyrTarget(config, client, lane, jobs, deps.runInfo, (deps.processes ?? 1) > 1);
+    return new ZephyrTarget(config, client, lane, jobs, {
+      runInfo: deps.runInfo,
+      liveShards: (deps.processes ?? 1) > 1,
+      runMark: deps.runMark,
+    });
   },
 };
 

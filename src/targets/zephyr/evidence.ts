@@ -2,6 +2,7 @@ import { Blob } from 'node:buffer';
 import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';
 import type { StepStatus } from '../../model';
+import { head } from '../../comment';
 import type { ZephyrClient, ZephyrExecution } from './client';
 
 /** Built-in step result statuses (`GET /teststep/statuses`), the same ids on every tenant. */
@@ -24,13 +25,16 @@ export class ExecutionEvidence {
   constructor(
     private readonly client: ZephyrClient,
     private readonly lane: RequestLane,
+    /** This run's mark: the upload's comment ends with it, and a file is this run's only if its comment does. */
+    private readonly runMark?: string,
   ) {}
 
   async attach(e: ZephyrExecution, where: Where, file: UploadFile, comment: string, check: boolean): Promise<'uploaded' | 'present'> {
     let uploaded = false;
+    const marked = this.runMark ? `${head(comment, 180)} (run ${this.runMark})` : comment;
     await this.lane.retry('attachment/create', async (attempt, previous) => {
       if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
-        if (await this.hasFile(e.id, file.fileName)) return;
+        if (await this.hasFile(e.id, file.fileName, marked)) return;
       }
       const form = new FormData();
       form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
@@ -39,7 +43,7 @@ export class ExecutionEvidence {
         'POST',
         '/attachment',
         {
-          comment,
+          comment: marked,
           cycleId: where.cycleId,
           entityId: e.id,
           entityName: 'execution',
@@ -88,13 +92,20 @@ export class ExecutionEvidence {
     );
   }
 
-  private async hasFile(executionId: string, fileName: string): Promise<boolean> {
-    const found = await this.client.json<Record<string, Array<{ fileName?: string; name?: string }>>>(
+  /**
+   * A file of that name on the execution, this run's: where the listing gives comments, the one ending with
+   * this run's mark (an earlier run's file of the same name in a reused cycle is not this run's); by name alone
+   * otherwise.
+   */
+  private async hasFile(executionId: string, fileName: string, comment: string): Promise<boolean> {
+    const found = await this.client.json<Record<string, Array<{ fileName?: string; name?: string; comment?: unknown }>>>(
       'attachment/search',
       'GET',
       '/attachment/search/execution',
       { entityId: executionId },
     );
-    return (found?.[executionId] ?? []).some((a) => a.fileName === fileName || a.name === fileName);
+    return (found?.[executionId] ?? []).some(
+      (a) => (a.fileName === fileName || a.name === fileName) && (!this.runMark || typeof a.comment !== 'string' || a.comment === comment),
+    );
   }
 }

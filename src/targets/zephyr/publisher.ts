@@ -24,6 +24,15 @@ import { ExecutionEvidence, STEP_PASS, STEP_UNEXECUTED } from './evidence';
 import { CycleMembers } from './cycle-members';
 import { BULK_CHUNK, zephyrBatching } from './batching';
 
+export interface ZephyrTargetOptions {
+  /** What a cycle this process creates carries (build, environment, description). */
+  runInfo?: RunInfo;
+  /** Live CI shards publish into one cycle: a key's status may be another shard's. */
+  liveShards?: boolean;
+  /** This run's mark (TargetDeps.runMark), carried by the files it uploads. */
+  runMark?: string;
+}
+
 /**
  * The Zephyr cycle lifecycle: find or create the cycle, get the keys in it as executions (CycleMembers),
  * then set statuses absolutely (bulk per status; one PUT per test that carries a comment), so every step is
@@ -43,12 +52,9 @@ export class ZephyrTarget implements Target {
     private readonly client: ZephyrClient,
     private readonly lane: RequestLane,
     private readonly jobs: JobWaitOptions = {},
-    /** What a cycle this process creates carries (build, environment, description). */
-    private readonly runInfo: RunInfo = { description: 'Published by playwright-tms-reporter' },
-    /** Live CI shards publish into one cycle: a key's status may be another shard's. */
-    private readonly liveShards = false,
+    private readonly o: ZephyrTargetOptions = {},
   ) {
-    this.evidence = new ExecutionEvidence(client, lane);
+    this.evidence = new ExecutionEvidence(client, lane, o.runMark);
     this.members = new CycleMembers(cfg, client, jobs);
     this.batching = zephyrBatching(lane, (item) => this.needsOwnCall(item));
   }
@@ -112,7 +118,7 @@ export class ZephyrTarget implements Target {
       if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
       // Skipped tests leave a new execution UNEXECUTED (no call); one an earlier run (or a correction) set goes back to it,
       // unless another live shard may have set it (a skip must not erase its result).
-      else if (e.statusId === status || (status === UNEXECUTED && this.liveShards)) result.done.push(item);
+      else if (e.statusId === status || (status === UNEXECUTED && this.o.liveShards)) result.done.push(item);
       else {
         const stepStatus = this.stepStatusWith(item, e);
         const group = `${status}|${stepStatus ?? ''}`;
@@ -241,6 +247,10 @@ export class ZephyrTarget implements Target {
     return e.statusId !== UNEXECUTED && e.statusId !== Number(item.status) ? STEP_UNEXECUTED : undefined;
   }
 
+  private runInfo(): RunInfo {
+    return this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
+  }
+
   private needsOwnCall(item: PlanItem): boolean {
     return this.cfg.failureComments && !!item.comment;
   }
@@ -250,7 +260,7 @@ export class ZephyrTarget implements Target {
     return (
       this.cfg.failureComments &&
       !item.comment &&
-      !(Number(item.status) === UNEXECUTED && this.liveShards) &&
+      !(Number(item.status) === UNEXECUTED && this.o.liveShards) &&
       isDefaultComment(e.comment ?? '')
     );
   }
@@ -268,9 +278,9 @@ export class ZephyrTarget implements Target {
         ),
       create: () =>
         this.client.createCycleOnce(name, projectId, versionId, {
-          description: this.runInfo.description,
-          ...(this.runInfo.build ? { build: this.runInfo.build } : {}),
-          ...(this.runInfo.environment ? { environment: this.runInfo.environment } : {}),
+          description: this.runInfo().description,
+          ...(this.runInfo().build ? { build: this.runInfo().build } : {}),
+          ...(this.runInfo().environment ? { environment: this.runInfo().environment } : {}),
         }),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
