@@ -3,7 +3,7 @@ import { resolveConfig, type ResolvedConfig, type TargetOverride } from './confi
 import { Outbox, type Journal } from './engine/outbox';
 import { PublishRun, type PublishRunOptions } from './engine/run';
 import type { Env } from './kit/config-fields';
-import { acquireJournalLock, type JournalLockOptions } from './kit/journal-lock';
+import { acquireJournalLockWatching, type WatchingLockOptions } from './kit/journal-lock';
 import type { TargetDefinition } from './kit/target';
 import type { RunSummary } from './model';
 import { labelled, type Printer } from './output';
@@ -31,7 +31,7 @@ export async function replay(
   printer: Printer,
   deps?: PublishRunOptions['deps'],
   definitions: readonly TargetDefinition[] = TARGETS,
-  lockOptions?: JournalLockOptions,
+  lockOptions?: WatchingLockOptions,
 ): Promise<ReplayResult> {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     // No folder: a run that sent everything never made one. A file in its place is a mistake.
@@ -46,7 +46,14 @@ export async function replay(
     return result;
   }
   for (const file of files) {
-    const lock = acquireJournalLock(file, lockOptions);
+    // A lock from another host may be a copy (an outbox uploaded as a CI artifact by a run that was killed): watched first.
+    const lock = await acquireJournalLockWatching(file, {
+      ...lockOptions,
+      onWatch: (holder, ms) =>
+        printer.info(
+          `${file} is locked by process ${holder.pid ?? '?'} on ${holder.hostname} (another machine): watching the lock up to ${Math.round(ms / 1000)} s for a sign of life — an outbox copied from a run that was killed has none`,
+        ),
+    });
     if (!lock.acquired) {
       const who = lock.heldBy.pid
         ? `process ${lock.heldBy.pid}${lock.heldBy.hostname ? ` on ${lock.heldBy.hostname}` : ''}`

@@ -25,7 +25,14 @@ export interface JournalLockOptions {
   isAlive?: (pid: number) => boolean;
   hostname?: string;
   pid?: number;
+  /**
+   * A lock from another host seen exactly so (same bytes, same mtime) through a whole heartbeat window:
+   * nobody touches it, so nobody holds it (see acquireJournalLockWatching).
+   */
+  quiet?: { text: string; mtimeMs: number };
 }
+
+export type StaleWhy = 'not running' | 'too old' | 'unreadable' | 'no sign of life';
 
 /** Who holds (or held) a lock; `pid`/`hostname` are absent when the file was unreadable. */
 export interface LockHolder {
@@ -39,7 +46,7 @@ export type JournalLock =
       acquired: true;
       file: string;
       /** Set when a stale lock was taken over: worth one line to the user. */
-      tookOver?: LockHolder & { why: 'not running' | 'too old' | 'unreadable' };
+      tookOver?: LockHolder & { why: StaleWhy };
       /** Removes the lock if it is still ours (idempotent). */
       release(): void;
     }
@@ -75,7 +82,7 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
   const file = `${journalFile}.lock`;
   const now = o.now ?? Date.now;
   const me = { pid: o.pid ?? process.pid, hostname: o.hostname ?? os.hostname() };
-  let tookOver: (LockHolder & { why: 'not running' | 'too old' | 'unreadable' }) | undefined;
+  let tookOver: (LockHolder & { why: StaleWhy }) | undefined;
   let holder: LockHolder = { ageMs: 0 };
   // A few rounds: each lost race either shows a live lock (refused) or frees the way for the next try.
   for (let round = 0; round < 5; round++) {
@@ -118,11 +125,44 @@ export function acquireJournalLock(journalFile: string, o: JournalLockOptions = 
     holder = owner
       ? { pid: owner.pid, hostname: owner.hostname, ageMs: Math.max(0, now() - Math.max(Date.parse(owner.startedAt), seen.stat.mtimeMs)) }
       : { ageMs: Math.max(0, now() - seen.stat.mtimeMs) };
-    const why = staleness(file, owner, holder.ageMs, me, o);
+    const why = staleness(file, owner, holder.ageMs, me, o, seen);
     if (!why) return { acquired: false, file, heldBy: holder };
     if (removeIfStill(file, seen, now, o.graceMs ?? 10_000)) tookOver = { ...holder, why };
   }
   return { acquired: false, file, heldBy: holder };
+}
+
+export interface WatchingLockOptions extends JournalLockOptions {
+  /** How long to watch a lock from another host (default two heartbeats + 5 s), and how often to look (default 5 s). */
+  watchMs?: number;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Told once, when the watch begins. */
+  onWatch?: (holder: LockHolder, watchMs: number) => void;
+}
+
+/**
+ * acquireJournalLock for replay. A lock held on another host may be a copy: an outbox a killed run left,
+ * uploaded as a CI artifact and downloaded elsewhere (with a fresh mtime), whose holder will never touch it
+ * again. Such a lock is watched for a heartbeat window (two heartbeats and a margin): one nobody touched
+ * meanwhile has no holder and is taken over; one that changed is a live holder's (refused, as before).
+ */
+export async function acquireJournalLockWatching(journalFile: string, o: WatchingLockOptions = {}): Promise<JournalLock> {
+  const first = acquireJournalLock(journalFile, o);
+  if (first.acquired || !first.heldBy.hostname || first.heldBy.hostname === (o.hostname ?? os.hostname())) return first;
+  const seen = read(first.file);
+  if (!seen) return acquireJournalLock(journalFile, o);
+  const watchMs = o.watchMs ?? 2 * (o.heartbeatMs ?? 30_000) + 5_000;
+  const pollMs = Math.max(1, o.pollMs ?? 5_000);
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  o.onWatch?.(first.heldBy, watchMs);
+  for (let waited = 0; waited < watchMs; waited += pollMs) {
+    await sleep(pollMs);
+    const now = read(first.file);
+    // Released, or touched (a live holder), or replaced: decided as any lock is.
+    if (!now || now.text !== seen.text || now.stat.mtimeMs !== seen.stat.mtimeMs) return acquireJournalLock(journalFile, o);
+  }
+  return acquireJournalLock(journalFile, { ...o, quiet: { text: seen.text, mtimeMs: seen.stat.mtimeMs } });
 }
 
 function staleness(
@@ -131,14 +171,16 @@ function staleness(
   ageMs: number,
   me: { pid: number; hostname: string },
   o: JournalLockOptions,
-) {
-  if (!owner) return ageMs > (o.graceMs ?? 10_000) ? ('unreadable' as const) : undefined;
-  if (ageMs > (o.maxAgeMs ?? 5 * 60_000)) return 'too old' as const;
-  // A pid means nothing on another host (shared disk): there only the age can free the lock.
-  if (owner.hostname !== me.hostname) return undefined;
+  seen: { stat: fs.Stats; text: string },
+): StaleWhy | undefined {
+  if (!owner) return ageMs > (o.graceMs ?? 10_000) ? 'unreadable' : undefined;
+  if (ageMs > (o.maxAgeMs ?? 5 * 60_000)) return 'too old';
+  // A pid means nothing on another host (shared disk, or a copy): there only its heartbeat tells.
+  if (owner.hostname !== me.hostname)
+    return o.quiet && o.quiet.text === seen.text && o.quiet.mtimeMs === seen.stat.mtimeMs ? 'no sign of life' : undefined;
   // Our own pid but not our lock: a previous incarnation (containers restart as pid 1 on the same host).
-  if (owner.pid === me.pid) return heldHere.has(file) ? undefined : ('not running' as const);
-  return (o.isAlive ?? isPidAlive)(owner.pid) ? undefined : ('not running' as const);
+  if (owner.pid === me.pid) return heldHere.has(file) ? undefined : 'not running';
+  return (o.isAlive ?? isPidAlive)(owner.pid) ? undefined : 'not running';
 }
 
 /** Exclusive create + write; false if the file exists. A lock we could not fill in is not left behind. */

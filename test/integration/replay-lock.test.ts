@@ -7,6 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPrinter } from '../../src/output';
+import { replay } from '../../src/replay';
 import type { RunningSandbox } from '../../src/sandbox';
 import { outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
 
@@ -126,4 +128,41 @@ it('a journal its run completed after giving up on it (work past publishTimeout)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it('an outbox copied from a run killed on another machine (its lock inside) is replayed, after a watch for a sign of life', async () => {
+  // SIGTERM leaves the run's lock beside its journal; the CI artifact carries it to another runner, where
+  // it is downloaded with a fresh mtime. Nobody touches it there: the replay takes it over and sends.
+  const name = 'copied lock';
+  const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
+  sandbox.setFaults('zephyr', { down: true });
+  const run = await runPlaywright({
+    files: { 'c.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-3' }, () => {});` },
+    env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '3' },
+  });
+  sandbox.setFaults('zephyr', { down: false });
+  const [file] = outboxFiles(run.outboxDir);
+  expect(file, run.output).toBeDefined();
+  const journal = path.join(run.outboxDir, file);
+  fs.writeFileSync(`${journal}.lock`, JSON.stringify({ pid: 4242, hostname: 'runner-job1-7f3a', startedAt: new Date().toISOString() }));
+  const lines: string[] = [];
+  const result = await replay(
+    run.outboxDir,
+    {},
+    zephyrOnly,
+    createPrinter([], false, (t) => void lines.push(t)),
+    undefined,
+    undefined,
+    {
+      watchMs: 600,
+      pollMs: 100,
+    },
+  );
+  const output = lines.join('');
+  expect(output).toMatch(/is locked by process 4242 on runner-job1-7f3a \(another machine\): watching the lock/);
+  expect(output).toMatch(/took over a stale lock .*process 4242: no sign of life/);
+  expect(result.unsent, output).toBe(0);
+  expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-3': 1 });
+  expect(outboxFiles(run.outboxDir)).toEqual([]);
+  fs.rmSync(run.dir, { recursive: true, force: true });
 });

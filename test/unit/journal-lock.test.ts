@@ -4,7 +4,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { acquireJournalLock, isPidAlive, type JournalLock, type JournalLockOptions } from '../../src/kit/journal-lock';
+import {
+  acquireJournalLock,
+  acquireJournalLockWatching,
+  isPidAlive,
+  type JournalLock,
+  type JournalLockOptions,
+} from '../../src/kit/journal-lock';
 
 const HOST = 'ci-runner-1';
 const T0 = Date.parse('2030-01-01T12:00:00Z');
@@ -100,6 +106,40 @@ describe('acquireJournalLock', () => {
     expect(refused).toMatchObject({ acquired: false, heldBy: { pid: 200, hostname: 'other-host' } });
     expect(asked).toEqual([]);
     expect(held(acquireJournalLock(journal, as(100, T0 + 30 * MIN))).tookOver?.why).toBe('too old');
+  });
+
+  it("another host's lock nobody touches through a heartbeat window (an outbox copied from a killed run) is taken over by a replay", async () => {
+    // Downloaded as a CI artifact: a fresh mtime, the killed run's pid and host.
+    writeLock(owner(200, T0 - MIN, 'other-host'));
+    const watched: number[] = [];
+    const sleeps: number[] = [];
+    const l = held(
+      await acquireJournalLockWatching(journal, {
+        ...as(100, T0 + MIN),
+        heartbeatMs: 30_000,
+        sleep: async (ms) => void sleeps.push(ms),
+        onWatch: (_holder, ms) => watched.push(ms),
+      }),
+    );
+    expect(watched).toEqual([65_000]);
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(65_000);
+    expect(l.tookOver).toMatchObject({ pid: 200, hostname: 'other-host', why: 'no sign of life' });
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(100);
+  });
+
+  it("another host's lock touched during the watch is a live holder's: refused", async () => {
+    writeLock(owner(200, T0 - MIN, 'other-host'));
+    let beats = 0;
+    const refused = await acquireJournalLockWatching(journal, {
+      ...as(100, T0 + MIN),
+      // The holder on the other host beats while we watch (its touch moves the mtime).
+      sleep: async () => {
+        beats++;
+        fs.utimesSync(lock, (T0 + beats * 1000) / 1000, (T0 + beats * 1000) / 1000);
+      },
+    });
+    expect(refused).toMatchObject({ acquired: false, heldBy: { pid: 200, hostname: 'other-host' } });
+    expect(beats).toBe(1);
   });
 
   it('takes over a lock naming our own pid and host that this process does not hold (restarted container, pid 1)', () => {
