@@ -2,6 +2,7 @@
  * The end of the run, seen from before it: when it will come (`EndEstimate`) and how far it is
  * (`EndProgress`); and what the summary says of what it sent, could not send, and read back.
  */
+import { DeadlineError } from '../kit/deadline';
 import type { PublishResult, StatusTable } from '../kit/target';
 import type { PlanItem, TargetSummary, VerifyReport } from '../model';
 
@@ -75,10 +76,22 @@ export function countSent(summary: TargetSummary, sent: readonly PlanItem[], sta
 
 /** The read-back check: its report, and an error line when it failed or could not be made. */
 export function addReadBack(summary: TargetSummary, read: { verify: VerifyReport } | { error: Error }): void {
+  // No time left to read back: the end was cut short, not the check failed.
+  if ('error' in read && read.error instanceof DeadlineError) return void (summary.cutShort = true);
   if ('error' in read) return void summary.errors.push(`read-back check failed: ${read.error?.message}`);
   summary.verify = read.verify;
   if (!read.verify.ok) summary.errors.push(`read-back check failed: ${read.verify.details.join('; ')}`);
 }
+
+/**
+ * A service whose sends were refused a wait by publishTimeout (a 429's "wait N s", a backoff) was cut
+ * short by it, as one the timeout stopped mid-call: the summary line says so (its errors say which wait).
+ */
+export function markDeadlineCut(summary: TargetSummary): void {
+  if ((summary.unsent > 0 || summary.attachments?.failed.length) && summary.errors.some((e) => DEADLINE_WORDS.test(e)))
+    summary.cutShort = true;
+}
+const DEADLINE_WORDS = /would pass publishTimeout|publishTimeout \(\d+ s\) reached/;
 
 /** Results not sent (kept for replay) and results whose key the service refused (not kept: the key must be fixed). */
 export function addNotSent(summary: TargetSummary, failed: PublishResult['failed'], refused: PublishResult['failed']): void {

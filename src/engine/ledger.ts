@@ -34,6 +34,20 @@ export class ResultLedger {
     return this.confirmed.size;
   }
 
+  /** Results the service holds: confirmed to this process or, in a replay, to the run before it (each key once). */
+  get heldCount(): number {
+    let n = this.confirmed.size;
+    for (const key of this.o.alreadyDone?.keys() ?? []) if (!this.confirmed.has(key)) n++;
+    return n;
+  }
+
+  /** Of these keys, those the service holds nothing of yet (neither confirmed nor refused). */
+  notHeld(keys: Iterable<string>): number {
+    let n = 0;
+    for (const key of keys) if (!this.confirmed.has(key) && !this.o.alreadyDone?.has(key) && !this.refused.has(key)) n++;
+    return n;
+  }
+
   /** Nothing more to send for the item: the service holds it as it is now, or refused its key. */
   settled(item: PlanItem): boolean {
     if (this.refused.has(item.key)) return true;

@@ -8,7 +8,7 @@ import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '..
 import { replayCommand, type Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
-import { EndEstimate } from './end-of-run';
+import { EndEstimate, markDeadlineCut } from './end-of-run';
 import { RecordKeeper } from './record-keeper';
 import { TargetSession } from './session';
 
@@ -217,7 +217,7 @@ export class PublishRun {
     try {
       const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
       const outcome = await Promise.race([Promise.all(settled), cut]);
-      if (outcome !== 'cut') return outcome;
+      if (outcome !== 'cut') return outcome.map((s) => (markDeadlineCut(s), s));
       const rest = this.outbox?.unwritable
         ? 'the rest is not kept (the outbox cannot be written)'
         : `the rest is kept in the outbox: run ${replayCommand(this.outbox ? path.dirname(this.outbox.file) : this.config.outboxDir)}`;

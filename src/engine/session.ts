@@ -143,7 +143,7 @@ export class TargetSession {
   /** Results confirmed so far / results the end of the run has to account for, and what it is doing (progress lines). */
   progress(): EndProgress {
     return {
-      sent: Math.min(this.ledger.confirmedCount, this.endTotal),
+      sent: Math.min(this.ledger.heldCount, this.endTotal),
       total: this.endTotal,
       stage: this.endStage,
       filesLeft: this.uploads.waiting,
@@ -178,8 +178,8 @@ export class TargetSession {
   async finish(records: readonly TestRecord[], notRun: number): Promise<TargetSummary> {
     const mapped = records.filter((r) => keysOf(r, this.id).length > 0);
     const summary = this.summaryOf(records.length - mapped.length, notRun);
-    const keyCount = new Set(mapped.flatMap((r) => keysOf(r, this.id))).size;
-    this.endTotal = keyCount;
+    const keys = new Set(mapped.flatMap((r) => keysOf(r, this.id)));
+    this.endTotal = keys.size;
     this.ending = true;
     // The batch in flight finishes on its own; the end sends every other key meanwhile (publishRest).
     const inFlight = this.stream?.inFlight() ?? new Map<string, PlanItem>();
@@ -216,7 +216,7 @@ export class TargetSession {
       summary.link = this.target.link?.();
     } else {
       await drained;
-      summary.unsent = keyCount;
+      summary.unsent = this.ledger.notHeld(keys);
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
     summary.calls = this.target.calls();
@@ -227,7 +227,7 @@ export class TargetSession {
   /** What the summary says when publishTimeout cut the end short: whatever was confirmed by then. */
   cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
-    const sent = this.ledger.confirmedCount;
+    const sent = this.ledger.heldCount;
     this.cut = true;
     const c = this.container;
     return {

@@ -229,8 +229,23 @@ describe('publishTimeout (live)', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(run.output).toMatch(/publishTimeout/);
     expect(run.output).toMatch(/not sent \(kept in .*replay/);
-    expect(run.summary!.targets.zephyr.unsent).toBeGreaterThanOrEqual(1);
+    // The hour is for the whole key: nothing went out, and the end was cut short by publishTimeout, which refused the wait.
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 0, unsent: 2, cutShort: true });
+    expect(run.output).toMatch(/Zephyr Squad: cycle "cut short" \(id [^)]+\), cut short by publishTimeout — 0 published/);
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    // A first replay gets PROJ-1 in (PROJ-2's comment is refused); a second one that cannot reach the cycle counts
+    // as not sent only what is left, not what the first one sent.
+    const hour = { status: 429, body: '{"errorCode":429,"clientMessage":"Please wait for 3600 seconds"}' };
+    sandbox.setFaults('zephyr', {
+      overrides: [{ method: 'PUT', pathIncludes: '/execution/', status: 400, body: '{"errorCode":151,"clientMessage":"no"}' }],
+    });
+    const half = await runReplay(run.outboxDir, sandbox.env());
+    expect(half.output).toMatch(/Zephyr Squad: .*— 1 published.*1 not sent/);
+    sandbox.setFaults('zephyr', { overrides: [{ method: 'GET', pathIncludes: '/rest/api/1.0/cycle/', ...hour }] });
+    const stillOut = await runReplay(run.outboxDir, { ...sandbox.env(), PW_TMS_PUBLISH_TIMEOUT: '3' });
+    sandbox.setFaults('zephyr', { overrides: [] });
+    expect(stillOut.exitCode, stillOut.output).toBe(1);
+    expect(stillOut.output).toMatch(/Zephyr Squad: .*— 0 published; 1 not sent/);
     const replayed = await runReplay(run.outboxDir, sandbox.env());
     expect(replayed.exitCode, replayed.output).toBe(0);
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 2 });
