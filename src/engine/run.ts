@@ -141,6 +141,11 @@ export class PublishRun {
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
   }
 
+  /** Journals records unless identical ones were journaled already (the benchmarks feed records this way). */
+  journal(records: readonly TestRecord[]): void {
+    this.keeper.journal(records);
+  }
+
   /** `notRunKeys`: the keys of the tests that never started (the run stopped first), by target. */
   async finish(
     records: readonly TestRecord[],
