@@ -163,10 +163,17 @@ export function recordOf(
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
     ...passedBeforeFailing(test, outcome),
-    ...optional('steps', stepStatuses(test.results[test.results.length - 1], test.expectedStatus)),
+    // The steps of the attempt the outcome stands for: a flaky test's passing one (its status is a pass), else the failure's.
+    ...optional('steps', stepStatuses(stepsAttempt(test, outcome, failing), test.expectedStatus)),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
     ...(wanted ? { evidence: true as const } : {}),
   };
+}
+
+function stepsAttempt(test: TestLike, outcome: Outcome, failing: ResultLike | undefined): ResultLike | undefined {
+  const last = test.results[test.results.length - 1];
+  if (outcome === 'flaky') return [...test.results].reverse().find((r) => r.status === (test.expectedStatus ?? 'passed')) ?? last;
+  return outcome === 'failed' || outcome === 'timedOut' ? (failing ?? last) : last;
 }
 
 /** A flaky test whose last passing attempt came before a failing one (its serial group's retry): which attempt passed. */

@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { resolveConfig, type ResolvedConfig } from './config';
-import { RerunHold } from './rerun-hold';
 import { PublishRun } from './engine/run';
 import type { TargetDefinition } from './kit/target';
 import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from './mapping';
@@ -24,8 +23,6 @@ export default class TmsReporter implements Reporter {
   private readonly env: NodeJS.ProcessEnv;
   /** Attempts Playwright ended; one it began and never ended was cut short (the run's globalTimeout). */
   private readonly ended = new WeakSet<TestResult>();
-  /** Final attempts a serial group's retry may still run again wait for the rest of their file. */
-  private readonly hold = new RerunHold();
   /** Playwright began the run with no test (an empty shard, or global setup / webServer failed). */
   private empty = false;
 
@@ -78,20 +75,14 @@ export default class TmsReporter implements Reporter {
     });
   }
 
-  onTestBegin(test: TestCase): void {
-    this.guard('onTestBegin', () => this.hold.began(test));
-  }
-
   onTestEnd(test: TestCase, result: TestResult): void {
     this.guard('onTestEnd', () => {
       this.ended.add(result);
       if (!this.run || !isFinalAttempt(test, result)) return;
-      const run = this.run;
-      // Read when sent: a result held for its serial group is sent as the test stands by then.
-      this.hold.ended(test, result.retry, result.status === 'interrupted', () => {
-        const record = recordOf(test, this.definitions, this.config?.evidence);
-        if (record) run.record(record);
-      });
+      // A serial group's retry may run a test again after this (it passed, and a later test of the group failed):
+      // its record then comes again, and the targets correct what they sent (CucumberStudio edits its result).
+      const record = recordOf(test, this.definitions, this.config?.evidence);
+      if (record) this.run.record(record);
     });
   }
 

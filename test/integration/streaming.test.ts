@@ -102,8 +102,8 @@ test('skipped, then run', { tag: '@cs-63' }, () => {});
   });
 
   it('a test that passed, then failed when the group was retried, gets one result (its final one) and a true comment', async () => {
-    // The group's first attempt gives the stream time to send the passing attempt (it waits until that result is
-    // in the sandbox, 10 s at most): a result sent then would be the test's second once the retry fails it.
+    // The group's first attempt waits until the passing attempt's result is in the sandbox (10 s at most): the
+    // group's retry then runs the test again, and its final record corrects that result (edited, not a second one).
     const name = 'serial passed then failed';
     const run = await runPlaywright({
       files: {
@@ -129,6 +129,8 @@ test('fails first', { tag: ['@cs-65', '@PROJ-65'] }, async () => {
       env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name },
     });
     expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 64: ['passed'], 65: ['failed'] });
+    const [edited] = csRun(sandbox, name).snapshots.find((s) => s.scenarioId === 64)!.results;
+    expect(edited.description).toContain('Later failure: Error: backend gone on retry');
     const a = zephyrCycles(sandbox)
       .find((c) => c.name === name)!
       .executions.find((e) => e.issueKey === 'PROJ-64')!;

@@ -290,6 +290,27 @@ describe('evidence of a test', () => {
     ]);
   });
 
+  it("the steps are the attempt's the outcome stands for: a flaky test's passing one, a failure's failing one", () => {
+    const step = (error?: string) => ({ title: 's', category: 'test.step', duration: 1, ...(error ? { error: { message: error } } : {}) });
+    const withAttempts = (statuses: ResultLike['status'][], steps: ReturnType<typeof step>[][]) => {
+      const t = fakeTest(statuses, { tags: ['@PROJ-1'], retries: statuses.length - 1 });
+      t.results.forEach((r, i) => ((r as { steps?: unknown }).steps = steps[i]));
+      return recordOf(t, TARGETS)!.steps;
+    };
+    // Passed, then failed on its serial group's retry: flaky, and its status a pass: the passing attempt's steps.
+    expect(
+      withAttempts(
+        ['passed', 'failed'],
+        [
+          [step(), step()],
+          [step(), step('boom')],
+        ],
+      ),
+    ).toEqual(['passed', 'passed']);
+    // Failed, then skipped by its group's retry: the failing attempt's steps.
+    expect(withAttempts(['failed', 'skipped'], [[step(), step('boom')], []])).toEqual(['passed', 'failed']);
+  });
+
   it('a serial test that failed, then was skipped by its group: the files of the attempt that failed', () => {
     expect(attempts(['failed', 'skipped'], [[file('error-context', 'a0')], []])).toEqual(['/r/a0/error-context']);
   });

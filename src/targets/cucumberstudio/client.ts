@@ -140,6 +140,18 @@ export class CucumberStudioClient {
     });
   }
 
+  /** Edits a result's status and description (#85; its step statuses cannot be changed): idempotent. */
+  patchResult(
+    runId: number,
+    snapshotId: string,
+    resultId: string,
+    result: { status: string; description: string },
+  ): Promise<JsonApiDocument> {
+    return this.call('test_results/update', 'PATCH', `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results/${resultId}`, {
+      data: { type: 'test-results', id: resultId, attributes: { status: result.status, description: result.description } },
+    });
+  }
+
   private resultPath(runId: number, snapshotId: string, resultId: string): string {
     return `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results/${resultId}/attachments`;
   }

@@ -40,7 +40,7 @@ export class ResultWriter {
    * Test id -> the result this process last posted to it. A scenario with datasets has several tests: when
    * one of their posts fails the item is sent again, and the tests that already have it must not get it twice.
    */
-  private readonly posted = new Map<string, string>();
+  private readonly posted = new Map<string, { print: string; steps: string; runId: number }>();
 
   constructor(
     private readonly client: CucumberStudioClient,
@@ -53,7 +53,17 @@ export class ResultWriter {
   async post(runId: number, testId: string, input: ResultInput): Promise<void> {
     const stepStatuses = stepStatusesFor(input.steps, this.stepCounts.get(testId));
     const print = JSON.stringify([runId, input.status, input.description, stepStatuses ?? []]);
-    if (this.posted.get(testId) === print) return;
+    const steps = JSON.stringify(stepStatuses ?? []);
+    const before = this.posted.get(testId);
+    if (before?.print === print) return;
+    // A correction of the result this process posted (a key corrected, a serial group's retry ran the test
+    // again): the test gets no second result, its own is edited — unless its steps changed, which an edit cannot.
+    const mine = this.resultIds.get(testId);
+    if (before && mine !== undefined && before.steps === steps && before.runId === runId) {
+      await this.client.patchResult(runId, testId, mine, input);
+      this.posted.set(testId, { print, steps, runId });
+      return;
+    }
     await this.lane.retry('test_results/create', async (attempt, previous) => {
       if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.replay)) {
         const last = await this.lastResult(runId, testId);
@@ -73,7 +83,7 @@ export class ResultWriter {
       const id = asArray(doc.data)[0]?.id;
       if (id !== undefined) this.resultIds.set(testId, String(id));
     });
-    this.posted.set(testId, print);
+    this.posted.set(testId, { print, steps, runId });
   }
 
   /** Attaches the file to the result of each test (a scenario with datasets has several). */
