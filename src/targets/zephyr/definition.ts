@@ -56,7 +56,6 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired };
     return new ZephyrTarget(config, client, lane, jobs, {
       runInfo: deps.runInfo,
-      liveShards: (deps.processes ?? 1) > 1,
       runMark: deps.runMark,
     });
   },

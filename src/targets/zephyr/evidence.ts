@@ -10,6 +10,9 @@ export const STEP_PASS = 1;
 export const STEP_FAIL = 2;
 export const STEP_UNEXECUTED = -1;
 
+/** The run mark that ends an upload's comment (`… (run 3fa2b9c1)`). */
+const MARK = /\(run [0-9a-f]{8}\)$/;
+
 interface Where {
   cycleId: string;
   projectId: number;
@@ -34,7 +37,7 @@ export class ExecutionEvidence {
     const marked = this.runMark ? `${head(comment, 180)} (run ${this.runMark})` : comment;
     await this.lane.retry('attachment/create', async (attempt, previous) => {
       if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
-        if (await this.hasFile(e.id, file.fileName, marked)) return;
+        if (await this.hasFile(e.id, file.fileName)) return;
       }
       const form = new FormData();
       form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
@@ -93,11 +96,12 @@ export class ExecutionEvidence {
   }
 
   /**
-   * A file of that name on the execution, this run's: where the listing gives comments, the one ending with
-   * this run's mark (an earlier run's file of the same name in a reused cycle is not this run's); by name alone
-   * otherwise.
+   * A file of that name on the execution, this run's: where the listing gives comments, one whose comment
+   * ends with this run's mark (an earlier run's file of the same name in a reused cycle is not this run's,
+   * whichever test's title leads the comment). A comment without any mark (a version before marks, or a
+   * listing without comments) leaves the name alone to decide.
    */
-  private async hasFile(executionId: string, fileName: string, comment: string): Promise<boolean> {
+  private async hasFile(executionId: string, fileName: string): Promise<boolean> {
     const found = await this.client.json<Record<string, Array<{ fileName?: string; name?: string; comment?: unknown }>>>(
       'attachment/search',
       'GET',
@@ -105,7 +109,9 @@ export class ExecutionEvidence {
       { entityId: executionId },
     );
     return (found?.[executionId] ?? []).some(
-      (a) => (a.fileName === fileName || a.name === fileName) && (!this.runMark || typeof a.comment !== 'string' || a.comment === comment),
+      (a) =>
+        (a.fileName === fileName || a.name === fileName) &&
+        (!this.runMark || typeof a.comment !== 'string' || !MARK.test(a.comment) || a.comment.endsWith(`(run ${this.runMark})`)),
     );
   }
 }

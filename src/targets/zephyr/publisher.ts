@@ -27,8 +27,6 @@ import { BULK_CHUNK, zephyrBatching } from './batching';
 export interface ZephyrTargetOptions {
   /** What a cycle this process creates carries (build, environment, description). */
   runInfo?: RunInfo;
-  /** Live CI shards publish into one cycle: a key's status may be another shard's. */
-  liveShards?: boolean;
   /** This run's mark (TargetDeps.runMark), carried by the files it uploads. */
   runMark?: string;
 }
@@ -45,6 +43,8 @@ export class ZephyrTarget implements Target {
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly members: CycleMembers;
+  /** Executions whose step results may still say PASS from before a status change, until they are reset. */
+  private readonly staleSteps = new Set<string>();
   private readonly evidence: ExecutionEvidence;
 
   constructor(
@@ -116,9 +116,9 @@ export class ZephyrTarget implements Target {
       }
       const status = Number(item.status);
       if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
-      // Skipped tests leave a new execution UNEXECUTED (no call); one an earlier run (or a correction) set goes back to it,
-      // unless another live shard may have set it (a skip must not erase its result).
-      else if (e.statusId === status || (status === UNEXECUTED && this.o.liveShards)) result.done.push(item);
+      // Skipped tests are left as they are (UNEXECUTED when new; in a reused cycle what an earlier run, another
+      // shard or a person set stays — a skip says nothing about it): no call needed.
+      else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
       else {
         const stepStatus = this.stepStatusWith(item, e);
         const group = `${status}|${stepStatus ?? ''}`;
@@ -141,7 +141,10 @@ export class ZephyrTarget implements Target {
               stepStatus,
             );
             await waitForJob(this.client, token, this.jobs);
-            for (const p of part) p.e.statusId = status;
+            for (const p of part) {
+              p.e.statusId = status;
+              this.staleSteps.delete(p.e.id);
+            }
             result.done.push(...part.map((p) => p.item));
             onDone?.(part.map((p) => p.item));
           })().catch((error: unknown) => {
@@ -166,6 +169,7 @@ export class ZephyrTarget implements Target {
             // A call of its own (a comment written or cleared): its steps as the bulk call gives the others.
             else if (stepStatus !== undefined)
               await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.jobs);
+            this.staleSteps.delete(e.id);
             result.done.push(item);
             onDone?.([item]);
           })
@@ -235,17 +239,19 @@ export class ZephyrTarget implements Target {
     return this.cycle.settled();
   }
 
-  /** A failure comment goes with its status in a PUT of its own (see publish). */
   /**
    * The step results a status change sets: PASS for a passed test; UNEXECUTED for any other when the execution
-   * had another status (an earlier run's, or ours before a correction): its steps may still say PASS.
+   * had another status (an earlier run's, or ours before a correction): its steps may still say PASS. Remembered
+   * until done, so that a status set without its steps (the step call failed) still gets them on the next try.
    */
   private stepStatusWith(item: PlanItem, e: ZephyrExecution): number | undefined {
     if (this.cfg.stepResults === 'off') return undefined;
     if (item.outcome === 'passed' || item.outcome === 'flaky') return STEP_PASS;
-    // A status it has already (a replay after the kill) was set with its steps: no call for them.
-    return e.statusId !== UNEXECUTED && e.statusId !== Number(item.status) ? STEP_UNEXECUTED : undefined;
+    if (e.statusId !== UNEXECUTED && e.statusId !== Number(item.status)) this.staleSteps.add(e.id);
+    return this.staleSteps.has(e.id) ? STEP_UNEXECUTED : undefined;
   }
+
+  /** A failure comment goes with its status in a PUT of its own (see publish). */
 
   private runInfo(): RunInfo {
     return this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
@@ -257,12 +263,7 @@ export class ZephyrTarget implements Target {
 
   /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
   private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
-    return (
-      this.cfg.failureComments &&
-      !item.comment &&
-      !(Number(item.status) === UNEXECUTED && this.o.liveShards) &&
-      isDefaultComment(e.comment ?? '')
-    );
+    return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
