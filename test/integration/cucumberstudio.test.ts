@@ -232,33 +232,46 @@ test('fails', { tag: ['@PROJ-32', '@cs-32'] }, async ({}, testInfo) => {
 });
 
 describe('a reused run replayed (live)', () => {
-  it("an earlier run's result alike is not taken for this run's: each test gets this run's result too", async () => {
-    // Run A publishes; run B (same run name, CucumberStudio down) keeps its results; the replay sends them. The
-    // replay looks at each test's last result first (an earlier process may have sent it): run A's, alike in
-    // status and description, is older than run B and must not count as sent. Run B starts its tests 6 s
-    // after run A has finished, beyond the service clock's leeway.
+  it("an earlier run's result alike is not taken for this run's; this run's own is, with the service's clock 30 s behind", async () => {
+    // Run A publishes (the service's clock set 2 min back: A was 2 min ago); run B (same run name, CucumberStudio
+    // down) keeps its results; the replay looks at each test's last result first (an earlier process may have
+    // sent it): run A's, alike in status and description, is older than run B and must not count as sent.
     const name = 'reused, replayed';
     const csOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_')));
     const env = { ...csOnly, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
-    const spec = (wait: number) => ({
+    const files = {
       'r.spec.ts': `import { test } from '@playwright/test';
-test.beforeAll(async () => { await new Promise((r) => setTimeout(r, ${wait})); });
 test('a', { tag: '@cs-51' }, () => {});
 test('b', { tag: '@cs-52' }, () => {});`,
-    });
-    await runPlaywright({ files: spec(0), env });
-    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 51: ['passed'], 52: ['passed'] });
-    sandbox.setFaults('cucumberstudio', { down: true });
-    let b;
+    };
     try {
-      b = await runPlaywright({ files: spec(6_000), env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+      sandbox.configure('cucumberstudio', { clockOffsetMs: -120_000 });
+      await runPlaywright({ files, env });
+      sandbox.configure('cucumberstudio', { clockOffsetMs: 0 });
+      expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 51: ['passed'], 52: ['passed'] });
+      sandbox.setFaults('cucumberstudio', { down: true });
+      let b;
+      try {
+        b = await runPlaywright({ files, env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+      } finally {
+        sandbox.setFaults('cucumberstudio', { down: false });
+      }
+      expect(b.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 2 });
+      // A copy of run B's outbox (a CI artifact), replayed once more after the first replay.
+      const copy = `${b.outboxDir}-copy`;
+      fs.cpSync(b.outboxDir, copy, { recursive: true });
+      // From here the service's clock is 30 s behind the runner's: run B's own results look older than run B.
+      sandbox.configure('cucumberstudio', { clockOffsetMs: -30_000 });
+      const replay = await runReplay(b.outboxDir, env);
+      expect(replay.exitCode, replay.output).toBe(0);
+      expect(csLastStatuses(csRun(sandbox, name), 2)).toEqual({ 51: ['passed'], 52: ['passed'] });
+      expect(outboxFiles(b.outboxDir)).toEqual([]);
+      // The copy still has them as not sent: the look takes run B's results for its own despite the clock.
+      const again = await runReplay(copy, env);
+      expect(again.exitCode, again.output).toBe(0);
+      expect(csLastStatuses(csRun(sandbox, name), 2)).toEqual({ 51: ['passed'], 52: ['passed'] });
     } finally {
-      sandbox.setFaults('cucumberstudio', { down: false });
+      sandbox.configure('cucumberstudio', { clockOffsetMs: 0 });
     }
-    expect(b.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 2 });
-    const replay = await runReplay(b.outboxDir, env);
-    expect(replay.exitCode, replay.output).toBe(0);
-    expect(csLastStatuses(csRun(sandbox, name), 2)).toEqual({ 51: ['passed'], 52: ['passed'] });
-    expect(outboxFiles(b.outboxDir)).toEqual([]);
   });
 });

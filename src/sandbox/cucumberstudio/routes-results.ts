@@ -68,6 +68,6 @@ export function patchResult(ctx: RouteContext): SandboxResponse {
   if (attrs.status !== undefined) result.status = normaliseStatus(attrs.status);
   if (typeof attrs['status-author'] === 'string') result.statusAuthor = attrs['status-author'];
   if (attrs.description !== undefined) result.description = attrs.description as string | null;
-  result.updatedAt = Date.now();
+  result.updatedAt = Date.now() + store.settings.clockOffsetMs;
   return ok(200, { data: resultResource(store, result) }, route);
 }

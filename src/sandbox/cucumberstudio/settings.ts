@@ -45,6 +45,11 @@ export interface CucumberStudioSettings {
    * or `'duplicate'` (a second set of tests; re-adding is unspecified, so a client must not depend on it).
    */
   readdScenario: 'skip' | 'duplicate';
+  /**
+   * How far the service's clock is from the machine's (ms, negative = behind): the `created-at` / `updated-at`
+   * of results it stores. Clients that compare those with their own clock meet this in production. Default 0.
+   */
+  clockOffsetMs: number;
 }
 
 export const SETTING_DEFAULTS: CucumberStudioSettings = {
@@ -58,6 +63,7 @@ export const SETTING_DEFAULTS: CucumberStudioSettings = {
   patchRunData: 'object',
   strictStepStatuses: false,
   readdScenario: 'skip',
+  clockOffsetMs: 0,
 };
 
 type Check = (v: unknown) => boolean;
@@ -85,6 +91,7 @@ const CHECKS: Record<keyof CucumberStudioSettings, [Check, string]> = {
   patchRunData: [oneOf(['object', 'array', 'documented']), "'object', 'array' or 'documented'"],
   strictStepStatuses: [boolean, 'a boolean'],
   readdScenario: [oneOf(['skip', 'duplicate']), "'skip' or 'duplicate'"],
+  clockOffsetMs: [(v) => typeof v === 'number' && Number.isFinite(v), 'a number of ms'],
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

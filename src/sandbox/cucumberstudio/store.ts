@@ -216,7 +216,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     snapshot: TestSnapshot,
     input: { status: unknown; statusAuthor: string; description: string | null; stepStatuses: unknown },
   ): TestResult {
-    const wall = Date.now();
+    const wall = Date.now() + this.settings.clockOffsetMs;
     const mapped = mapStepStatuses(this.stepPlan(this.scenario(snapshot.scenarioId) as Scenario), input.stepStatuses);
     const result: TestResult = {
       id: 5 * this.base + ++this.seq.result,

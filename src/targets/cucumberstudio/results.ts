@@ -5,8 +5,12 @@ import { asArray, type CucumberStudioClient } from './client';
 
 export const STATUS_AUTHOR = 'playwright-tms-reporter';
 
-/** How far the service's clock may be behind ours before our own result would look older than our run. */
-const CLOCK_LEEWAY_MS = 5_000;
+/**
+ * How far the service's clock may be behind ours before our own result would look older than our run (CI
+ * machines without time sync drift by seconds to tens of seconds). An earlier run's result alike, posted
+ * less than this before the run began, is taken for ours: its twin already stands, so that costs little.
+ */
+const CLOCK_LEEWAY_MS = 60_000;
 
 export interface ResultInput {
   status: string;
