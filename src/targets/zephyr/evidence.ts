@@ -63,10 +63,11 @@ export class ExecutionEvidence {
 
   /**
    * Per-step results of a test, matched by order: steps that passed PASS, the failing one FAIL, steps it
-   * skipped or never reached (and steps it has no result for) UNEXECUTED — an earlier run, or this one before
-   * a correction, may have left them PASS. A step result that already says so is not sent: 1 + changed calls.
+   * skipped or never reached UNEXECUTED — an earlier run, or this one before a correction, may have left them
+   * PASS. Steps it has no result for: PASS for a passed test (as the bulk call gives passed tests), else
+   * UNEXECUTED. A step result that already says so is not sent: 1 + changed calls.
    */
-  async setSteps(e: ZephyrExecution, steps: readonly StepStatus[]): Promise<void> {
+  async setSteps(e: ZephyrExecution, steps: readonly StepStatus[], passed = false): Promise<void> {
     const found = await this.client.json<{ stepResults?: Array<{ id: string | number; orderId?: number; status?: unknown }> }>(
       'stepresult/search',
       'GET',
@@ -76,7 +77,8 @@ export class ExecutionEvidence {
     const ordered = [...(found.stepResults ?? [])].sort((a, b) => Number(a.orderId ?? 0) - Number(b.orderId ?? 0));
     await Promise.all(
       ordered.map(async (r, i) => {
-        const status = steps[i] === 'failed' ? STEP_FAIL : steps[i] === 'passed' ? STEP_PASS : STEP_UNEXECUTED;
+        const status =
+          steps[i] === 'failed' ? STEP_FAIL : steps[i] === 'passed' || (passed && i >= steps.length) ? STEP_PASS : STEP_UNEXECUTED;
         // The status as an object ({id}) or an id; a listing without one (not established) gets the call.
         const now = typeof r.status === 'object' && r.status !== null ? (r.status as { id?: unknown }).id : r.status;
         if (now !== undefined && Number(now) === status) return;

@@ -165,7 +165,8 @@ export class ZephyrTarget implements Target {
           .then(async () => {
             e.statusId = Number(item.status);
             e.comment = item.comment;
-            if (this.cfg.stepResults === 'detailed' && item.steps?.length) await this.evidence.setSteps(e, item.steps);
+            if (this.cfg.stepResults === 'detailed' && item.steps?.length)
+              await this.evidence.setSteps(e, item.steps, item.outcome === 'passed' || item.outcome === 'flaky');
             // A call of its own (a comment written or cleared): its steps as the bulk call gives the others.
             else if (stepStatus !== undefined)
               await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.jobs);
@@ -251,12 +252,11 @@ export class ZephyrTarget implements Target {
     return this.staleSteps.has(e.id) ? STEP_UNEXECUTED : undefined;
   }
 
-  /** A failure comment goes with its status in a PUT of its own (see publish). */
-
   private runInfo(): RunInfo {
     return this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
   }
 
+  /** A failure comment goes with its status in a PUT of its own (see publish). */
   private needsOwnCall(item: PlanItem): boolean {
     return this.cfg.failureComments && !!item.comment;
   }
