@@ -68,6 +68,16 @@ describe('publishing during the run (live)', () => {
   });
 });
 
+/** A serial spec's head, with `results(scenarioId)`: the results the sandbox holds for the run `name`. */
+const serialHead = (name: string) => `
+import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const NAME = ${JSON.stringify(name)};
+const results = async (id) => {
+  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+  return s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+};`;
+
 describe('a serial group retried together (live)', () => {
   it('a test skipped because an earlier one failed, then run again on the retry, gets one result, not two', async () => {
     // Playwright skips the rest of a serial group after a failure and then retries the whole group: the
@@ -76,14 +86,7 @@ describe('a serial group retried together (live)', () => {
     const name = 'serial retried';
     const run = await runPlaywright({
       files: {
-        'serial.spec.ts': `
-import { test } from '@playwright/test';
-test.describe.configure({ mode: 'serial' });
-const NAME = ${JSON.stringify(name)};
-const results = async (id) => {
-  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
-  return s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
-};
+        'serial.spec.ts': `${serialHead(name)}
 test('first', { tag: '@cs-61' }, () => {});
 test('flaky', { tag: '@cs-62' }, async () => {
   if (test.info().retry === 0) throw new Error('first attempt fails');
@@ -107,14 +110,7 @@ test('skipped, then run', { tag: '@cs-63' }, () => {});
     const name = 'serial passed then failed';
     const run = await runPlaywright({
       files: {
-        'serial.spec.ts': `
-import { test } from '@playwright/test';
-test.describe.configure({ mode: 'serial' });
-const NAME = ${JSON.stringify(name)};
-const results = async (id) => {
-  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
-  return s.cucumberstudio.testRuns.filter((r) => r.name === NAME).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
-};
+        'serial.spec.ts': `${serialHead(name)}
 test('passes, then fails on the retry', { tag: ['@cs-64', '@PROJ-64'] }, () => {
   if (test.info().retry === 1) throw new Error('backend gone on retry');
 });
