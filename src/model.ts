@@ -99,6 +99,8 @@ export interface TargetSummary {
   outbox?: string;
   /** publishTimeout ended the publishing before it was done (the rest is in the outbox). */
   cutShort?: boolean;
+  /** A signal (SIGINT: Ctrl+C; SIGTERM: a CI cancel), not publishTimeout, cut the publishing short. */
+  stoppedBy?: string;
   verify?: VerifyReport;
   /** Evidence files: uploaded, already there, skipped on purpose (named, with why), not sent (named, with why). */
   attachments?: { uploaded: number; present: number; skipped: string[]; failed: string[] };

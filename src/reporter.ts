@@ -7,6 +7,7 @@ import type { TargetDefinition } from './kit/target';
 import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from './mapping';
 import type { RunSummary, TestRecord } from './model';
 import { createPrinter, labelled, type Printer } from './output';
+import { StopSignals } from './stop-signals';
 import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from './summary';
 import { TARGETS, type TmsReporterOptions } from './targets';
 
@@ -25,6 +26,10 @@ export default class TmsReporter implements Reporter {
   private readonly ended = new WeakSet<TestResult>();
   /** Playwright began the run with no test (an empty shard, or global setup / webServer failed). */
   private empty = false;
+  /** Ctrl+C / SIGTERM during the end's sending stops it (listened to in onEnd only: Playwright handles them before). */
+  private readonly stop = new StopSignals((signal) =>
+    this.printer.info(`${signal}: stopping the publishing; what is not sent yet stays in the outbox (${signal} again to quit at once)`),
+  );
 
   /** Instances between their construction and their onEnd: a config may list the reporter twice (two projects). */
   private static live = 0;
@@ -70,7 +75,7 @@ export default class TmsReporter implements Reporter {
       // global setup or the webServer failed: onEnd, which knows the run's status, says which.
       this.empty = tests.length === 0;
       if (this.empty) return;
-      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard });
+      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal });
       this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.definitions) })));
     });
   }
@@ -107,6 +112,7 @@ export default class TmsReporter implements Reporter {
     }
     if (!this.run || !this.config || !this.suite) return undefined;
     let summary: RunSummary | undefined;
+    this.stop.listen();
     try {
       const tests = this.suite.allTests();
       const evidence = this.config.evidence;
@@ -126,7 +132,11 @@ export default class TmsReporter implements Reporter {
       this.report(summary);
     } catch (error) {
       this.printer.error(`publishing failed unexpectedly: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      this.stop.dispose();
     }
+    // The user stopped the run (in its end): its exit code says so, as Playwright's does for a stop during the tests.
+    if (this.stop.signal.aborted && result.status === 'passed') return { status: 'interrupted' };
     const failed = !summary || Object.values(summary.targets).some((t) => t.errors.length > 0 || t.unsent > 0);
     if (failed && this.config.failOnPublishError && result.status === 'passed') {
       this.printer.error('failing the run because failOnPublishError is set (PW_TMS_FAIL_ON_ERROR)');

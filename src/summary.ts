@@ -9,12 +9,13 @@ export function summaryLine(s: TargetSummary): string {
   const container = s.container
     ? `${s.container.kind}${s.container.name !== undefined ? ` "${s.container.name}"` : ''}${s.container.id ? ` (id ${s.container.id})` : ''}`
     : undefined;
+  const cut = `cut short by ${s.stoppedBy ?? 'publishTimeout'}`;
   const where = s.dryRun
     ? `dry run${container ? ` for ${container}` : ''}`
     : container
-      ? `${container}${s.cutShort ? ', cut short by publishTimeout' : ''}`
+      ? `${container}${s.cutShort ? `, ${cut}` : ''}`
       : s.cutShort
-        ? 'cut short by publishTimeout'
+        ? cut
         : s.published || s.unsent || s.errors.length
           ? 'stopped before its first result'
           : 'nothing mapped here';

@@ -23,6 +23,11 @@ export interface PublishRunOptions {
   deps?: Partial<TargetDeps>;
   /** This process's CI shard (live shards share the services' limits and the container). */
   shard?: { current: number; total: number } | null;
+  /**
+   * Aborted when the user stops the end of the run (the reporter's Ctrl+C / SIGTERM, its reason the signal's
+   * name): the end is cut short at once, as at publishTimeout, and what is left stays in the outbox.
+   */
+  stop?: AbortSignal;
   /** Progress line cadence at the end of the run (ms), and how long the end stays quiet first; tests shorten both. */
   progressEveryMs?: number;
   quietEndMs?: number;
@@ -219,18 +224,28 @@ export class PublishRun {
     progress.unref?.();
     let timer: NodeJS.Timeout | undefined;
     const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), limitMs)));
+    const stop = this.o.stop;
+    let onStop: (() => void) | undefined;
+    const stopped = new Promise<'stop'>((resolve) => (onStop = () => resolve('stop')));
+    if (stop?.aborted) onStop!();
+    else stop?.addEventListener('abort', onStop!, { once: true });
     try {
       const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
-      const outcome = await Promise.race([Promise.all(settled), cut]);
-      if (outcome !== 'cut') return outcome.map((s) => (markDeadlineCut(s), s));
+      const outcome = await Promise.race([Promise.all(settled), cut, stopped]);
+      if (outcome !== 'cut' && outcome !== 'stop') return outcome.map((s) => (markDeadlineCut(s), s));
+      // Stopped: waits under way (a backoff, the next poll) give up now, as they would at publishTimeout.
+      const by = outcome === 'stop' ? String(stop?.reason ?? 'a signal') : undefined;
+      if (by) this.deadline.startIn(0);
       const rest = this.outbox?.unwritable
         ? 'the rest is not kept (the outbox cannot be written)'
         : `the rest is kept in the outbox: run ${replayCommand(this.outbox ? path.dirname(this.outbox.file) : this.config.outboxDir)}`;
-      const reason = `publishTimeout (${Math.round(limitMs / 1000)} s) reached before everything was sent; ${rest}`;
-      return this.sessions.map((s) => done.get(s) ?? s.cutShort(records, notRun, reason));
+      const why = by ? `stopped by ${by}` : `publishTimeout (${Math.round(limitMs / 1000)} s) reached`;
+      const reason = `${why} before everything was sent; ${rest}`;
+      return this.sessions.map((s) => done.get(s) ?? s.cutShort(records, notRun, reason, by));
     } finally {
       clearInterval(progress);
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop!);
     }
   }
 

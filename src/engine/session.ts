@@ -224,8 +224,8 @@ export class TargetSession {
     return summary;
   }
 
-  /** What the summary says when publishTimeout cut the end short: whatever was confirmed by then. */
-  cutShort(records: readonly TestRecord[], notRun: number, reason: string): TargetSummary {
+  /** What the summary says when publishTimeout (or a signal, `stoppedBy`) cut the end short: whatever was confirmed by then. */
+  cutShort(records: readonly TestRecord[], notRun: number, reason: string, stoppedBy?: string): TargetSummary {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
     const sent = this.ledger.heldCount;
     this.cut = true;
@@ -234,6 +234,7 @@ export class TargetSession {
       ...this.summaryOf(unmapped, notRun),
       ...(c ? { container: { kind: this.definition.containerKind, id: c.id, name: c.name, reused: c.reused } } : {}),
       cutShort: true,
+      ...(stoppedBy ? { stoppedBy } : {}),
       published: sent,
       errors: [reason],
       unsent: Math.max(0, this.endTotal - sent),

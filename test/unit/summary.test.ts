@@ -147,6 +147,23 @@ describe('summary line', () => {
     expect(cut).toMatch(
       /^CucumberStudio: test run "Nightly" \(id 42\), cut short by publishTimeout — 1 published; 2 not sent \(not kept: no outbox\)/,
     );
+    // Cut short by a signal (Ctrl+C during the end's sending): the line names it, not publishTimeout.
+    const stopped = summaryLine({
+      target: 'zephyr',
+      label: 'Zephyr',
+      enabled: true,
+      published: 0,
+      countsByStatus: {},
+      unmapped: 0,
+      notRun: 0,
+      errors: [],
+      unsent: 4,
+      calls: 2,
+      durationMs: 1,
+      cutShort: true,
+      stoppedBy: 'SIGINT',
+    });
+    expect(stopped).toMatch(/^Zephyr: cut short by SIGINT — 0 published; 4 not sent/);
     expect(line).toContain('run `npx playwright-tms-reporter replay e2e/tms-outbox`)');
   });
 });
