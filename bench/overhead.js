@@ -10,6 +10,7 @@ const HAS_TIME = fs.existsSync('/usr/bin/time');
 /** `playwright test` with wall time, peak RSS (largest process) and CPU time (whole tree: waiting for a core is not counted). */
 async function timedRun(dir, config, env) {
   const args = [L.PW_CLI, 'test', '-c', config];
+  const startedAt = Date.now();
   const t0 = performance.now();
   const res = HAS_TIME
     ? await L.exec('/usr/bin/time', ['-v', process.execPath, ...args], { cwd: dir, env })
@@ -18,12 +19,19 @@ async function timedRun(dir, config, env) {
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.output);
   const seconds = (what) => Number(new RegExp(`${what} time \\(seconds\\): ([\\d.]+)`).exec(res.output)?.[1] ?? NaN);
   const cpuS = seconds('User') + seconds('System');
-  return { wallMs, peakRssMB: m ? Number(m[1]) / 1024 : NaN, cpuS, exitCode: res.exitCode, output: res.output };
+  return { startedAt, wallMs, peakRssMB: m ? Number(m[1]) / 1024 : NaN, cpuS, exitCode: res.exitCode, output: res.output };
 }
 
-/** A reporter that appends the time of its onEnd to $PW_ONEND_MARKS: one before the tms reporter, one after, times its onEnd. */
+/**
+ * A reporter that appends the times of its onBegin, last onTestEnd and onEnd to $PW_ONEND_MARKS (a JSON line):
+ * one before the tms reporter, one after, time its onEnd; the first also splits the run into its phases.
+ */
 const END_MARKER = `const fs = require('node:fs');
-module.exports = class { onEnd() { if (process.env.PW_ONEND_MARKS) fs.appendFileSync(process.env.PW_ONEND_MARKS, Date.now() + '\\n'); } };
+module.exports = class {
+  onBegin() { this.begin = Date.now(); }
+  onTestEnd() { this.last = Date.now(); }
+  onEnd() { if (process.env.PW_ONEND_MARKS) fs.appendFileSync(process.env.PW_ONEND_MARKS, JSON.stringify({ begin: this.begin, last: this.last, end: Date.now() }) + '\\n'); }
+};
 `;
 
 /**
@@ -38,6 +46,9 @@ async function series(sandbox, { label, n, reps, workers }, log) {
   /** @type {{ A: Array<{ wallMs: number, peakRssMB: number, cpuS: number }>, B: Array<{ wallMs: number, peakRssMB: number, cpuS: number }> }} */
   const base = { A: [], B: [] };
   const onEndMs = [];
+  /** Per side: start → onBegin (loading), onBegin → last test (the tests), last test → exit (the end, every reporter's onEnd). */
+  /** @type {{ A: Array<{ loadMs: number, testsMs: number, endMs: number }>, B: Array<{ loadMs: number, testsMs: number, endMs: number }> }} */
+  const phases = { A: [], B: [] };
   const sandboxCpuS = []; // the sandbox answers in this process: CPU a remote service would not take from the run
   let published = 0;
   for (let i = 0; i < reps; i++) {
@@ -61,11 +72,20 @@ async function series(sandbox, { label, n, reps, workers }, log) {
       const cpu = process.cpuUsage(cpu0);
       if (r.exitCode !== 0) throw new Error(`overhead run ${k} failed: ${r.output.slice(-800)}`);
       base[k].push(r);
+      const [before, after] = fs
+        .readFileSync(marks, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      phases[k].push({
+        loadMs: before.begin - r.startedAt,
+        testsMs: before.last - before.begin,
+        endMs: r.startedAt + r.wallMs - before.last,
+      });
       if (k === 'B') {
         const s = JSON.parse(fs.readFileSync(path.join(p.dir, `summary-${i}.json`), 'utf8'));
         published = s.targets.zephyr.published;
-        const [before, after] = fs.readFileSync(marks, 'utf8').trim().split('\n').map(Number);
-        onEndMs.push(after - before);
+        onEndMs.push(after.end - before.end);
         sandboxCpuS.push((cpu.user + cpu.system) / 1e6);
       }
     }
@@ -97,11 +117,16 @@ async function series(sandbox, { label, n, reps, workers }, log) {
     medianOnEndMs: Math.round(L.median(onEndMs)),
     onEndMs,
     medianSandboxCpuS: +L.median(sandboxCpuS).toFixed(2),
+    // Where the difference goes, median ms with minus without: loading, the tests (the reporter's work while they run), the end.
+    phaseDeltaMs: Object.fromEntries(
+      ['loadMs', 'testsMs', 'endMs'].map((f) => [f, Math.round(L.median(phases.B.map((b) => b[f])) - L.median(phases.A.map((a) => a[f])))]),
+    ),
+    medianTestsMsWithout: Math.round(L.median(phases.A.map((a) => a.testsMs))),
     rssMeasuredWith: HAS_TIME ? '/usr/bin/time -v (max RSS of the largest process)' : 'not available',
     published,
   };
   log(
-    `  ${label}: median wall ratio ${row.medianWallRatio} (range ${row.wallRatioRange.join('..')}), CPU ratio ${row.medianCpuRatio} (+ sandbox ${row.medianSandboxCpuS} s), onEnd ${row.medianOnEndMs} ms, RSS ratio ${row.medianRssRatio}`,
+    `  ${label}: median wall ratio ${row.medianWallRatio} (range ${row.wallRatioRange.join('..')}), CPU ratio ${row.medianCpuRatio} (+ sandbox ${row.medianSandboxCpuS} s), onEnd ${row.medianOnEndMs} ms, RSS ratio ${row.medianRssRatio}; with − without: load ${row.phaseDeltaMs.loadMs} ms, tests ${row.phaseDeltaMs.testsMs} ms (of ${row.medianTestsMsWithout}), end ${row.phaseDeltaMs.endMs} ms`,
   );
   return row;
 }

@@ -137,6 +137,14 @@ function table(results) {
       '',
       '',
     );
+    if (f4.phaseDeltaMs)
+      add(
+        '4',
+        'overhead: where it goes, with − without (median ms)',
+        `load ${f4.phaseDeltaMs.loadMs}, tests ${f4.phaseDeltaMs.testsMs} (of ${f4.medianTestsMsWithout}), end ${f4.phaseDeltaMs.endMs}`,
+        '',
+        '',
+      );
     add(
       '4',
       'overhead: peak RSS with/without',
