@@ -5,7 +5,7 @@ import { PublishRun, type PublishRunOptions } from './engine/run';
 import type { Env } from './kit/config-fields';
 import { acquireJournalLockWatching, type WatchingLockOptions } from './kit/journal-lock';
 import type { TargetDefinition } from './kit/target';
-import type { RunSummary } from './model';
+import { keysOf, type RunSummary } from './model';
 import { labelled, type Printer } from './output';
 import { summaryLine } from './summary';
 import { TARGETS, type TmsReporterOptions } from './targets';
@@ -93,11 +93,22 @@ export async function replay(
       const age = journal.createdAt ? ` of a run ${ago(Date.now() - Date.parse(journal.createdAt))} (${journal.createdAt})` : '';
       printer.info(`replaying ${journal.records.length} test result${journal.records.length === 1 ? '' : 's'}${age} from ${journal.file}`);
       const run = new PublishRun(config, { printer, journal, deps });
+      // Pending targets not configured here (or whose settings are invalid here) keep the journal for a later replay.
+      const held = pending
+        .filter((t) => !config.targets.some((c) => c.definition.id === t))
+        .map((t) => ({ id: t, count: journal.records.filter((r) => keysOf(r, t).length).length }));
+      for (const h of held) if (!h.count) run.outbox?.complete(h.id);
       const summary = await run.finish(journal.records, 0);
       for (const s of Object.values(summary.targets)) {
         for (const e of s.errors) printer.error(labelled(s.label ?? s.target, e));
         printer.info(summaryLine(s));
         result.unsent += s.unsent;
+      }
+      for (const h of held.filter((x) => x.count)) {
+        printer.error(
+          `${journal.file}: ${labelOf(definitions, h.id)} not configured in this environment (or its settings are invalid, see above); its ${h.count} result${h.count === 1 ? '' : 's'} kept for a later replay`,
+        );
+        result.unsent += h.count;
       }
       result.summaries.push(summary);
     } finally {

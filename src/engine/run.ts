@@ -85,7 +85,8 @@ export class PublishRun {
       }
     }
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
-      this.outbox = new Outbox(config.outboxDir, journalMeta(config), o.journal?.file, (why) =>
+      // A replay's journal is complete when every target of the journal is, not only those configured now.
+      this.outbox = new Outbox(config.outboxDir, o.journal ? o.journal.targets : journalMeta(config), o.journal?.file, (why) =>
         o.printer.error(
           `the outbox ${config.outboxDir} cannot be written (${why}): results are still sent, but what cannot be sent is not kept for replay; set outboxDir (PW_TMS_OUTBOX_DIR) to a writable folder`,
         ),
