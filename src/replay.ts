@@ -13,7 +13,7 @@ import { TARGETS, type TmsReporterOptions } from './targets';
 export interface ReplayResult {
   journals: number;
   summaries: RunSummary[];
-  /** Items still unsent after the replay. */
+  /** Results and files still unsent after the replay (kept in the outbox). */
   unsent: number;
   /** The folder does not exist (or is not a folder). */
   missing?: boolean;
@@ -102,7 +102,8 @@ export async function replay(
       for (const s of Object.values(summary.targets)) {
         for (const e of s.errors) printer.error(labelled(s.label ?? s.target, e));
         printer.info(summaryLine(s));
-        result.unsent += s.unsent;
+        // Files too: a CI step that replays until it succeeds must not stop while files are kept.
+        result.unsent += s.unsent + (s.attachments?.failed.length ?? 0);
       }
       for (const h of held.filter((x) => x.count)) {
         printer.error(

@@ -15,7 +15,11 @@ const MIN_FINISHED = 5;
  * slot when the end's own calls come); a wrong guess only moves such work to the end, never loses it.
  */
 export class EndEstimate {
-  private finished = 0;
+  /** Tests with a final result: a test may come again (a serial group's retry runs one that had passed). */
+  private readonly ended = new Set<string>();
+  private get finished(): number {
+    return this.ended.size;
+  }
 
   constructor(
     private readonly total: number,
@@ -23,9 +27,9 @@ export class EndEstimate {
     private readonly startedAt = now(),
   ) {}
 
-  /** One test has its final result. */
-  finishedOne(): void {
-    this.finished++;
+  /** A test has its final result (counted once, however often it comes). */
+  finishedOne(testId: string): void {
+    this.ended.add(testId);
   }
 
   /** Every test has its final result: nothing more will come before the end. */

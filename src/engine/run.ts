@@ -141,7 +141,7 @@ export class PublishRun {
   /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
   record(record: TestRecord): void {
     const r = this.keeper.ready(record);
-    this.estimate?.finishedOne();
+    this.estimate?.finishedOne(record.testId);
     this.keeper.journal([r]);
     for (const s of this.sessions) s.offer(r);
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();

@@ -49,8 +49,8 @@ export async function findOrCreate<T>(o: FindOrCreate<T>): Promise<{ value: T; r
       if (!(error instanceof WaitTimeoutError)) throw error;
     }
   }
-  const mine = await o.lane.retry(o.label, async (_attempt, previous) => {
-    if (previous?.kind === 'transient' && previous.ambiguous) {
+  const mine = await o.lane.retry(o.label, async (_attempt, mayHaveApplied) => {
+    if (mayHaveApplied) {
       const found = (await o.find())[0];
       if (found) return found;
     }

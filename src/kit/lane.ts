@@ -49,6 +49,8 @@ export class RequestLane {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private pausedUntil = 0;
+  /** Keys (see `retry`) whose last retry gave up after an attempt that may have been applied. */
+  private readonly unsettled = new Set<string>();
   /** Pacing window entries: send time, moved to completion time when the answer arrives. */
   private readonly window: PacingEntry[] = [];
   private readonly sleep: (ms: number) => Promise<void>;
@@ -111,14 +113,26 @@ export class RequestLane {
   }
 
   /**
-   * Retries `operation` by the shared policy. `operation` gets the attempt number and the failure of
-   * the previous attempt, so a create can re-check state before repeating itself.
+   * Retries `operation` by the shared policy. `operation` gets the attempt number and whether an earlier
+   * attempt may have been applied (it failed in a way that leaves that open: a 500 after the request
+   * arrived, a reset), so that a create looks before repeating itself — at every later attempt, not only
+   * the next: the look itself may meet a 429. `key` names what the operation creates: when a retry gives
+   * up with that still open, the next retry of the same key looks first (the end of the run sending again
+   * what the stream could not).
    */
-  async retry<T>(label: string, operation: (attempt: number, previous: Failure | undefined) => Promise<T>): Promise<T> {
+  async retry<T>(label: string, operation: (attempt: number, mayHaveApplied: boolean) => Promise<T>, key?: string): Promise<T> {
     const { default: pRetry } = await loadPRetry();
-    let previous: Failure | undefined;
+    let mayHaveApplied = key !== undefined && this.unsettled.has(key);
     let rateWaits = 0;
-    return pRetry((attempt) => operation(attempt, previous), {
+    const settled = <R>(result: R): R => {
+      if (key !== undefined) this.unsettled.delete(key);
+      return result;
+    };
+    const unsettled = (error: unknown): never => {
+      if (key !== undefined && mayHaveApplied) this.unsettled.add(key);
+      throw error;
+    };
+    return pRetry((attempt) => operation(attempt, mayHaveApplied), {
       retries: (this.o.retries ?? 5) + (this.o.maxRateLimitWaits ?? 30),
       minTimeout: 0,
       maxTimeout: 0,
@@ -132,7 +146,7 @@ export class RequestLane {
       },
       onFailedAttempt: async ({ error, attemptNumber }) => {
         const failure = classify(error, this.now());
-        previous = failure;
+        if (failure.kind === 'transient' && failure.ambiguous) mayHaveApplied = true;
         if (failure.kind === 'fatal') return;
         this.stats.retries++;
         let delayMs: number;
@@ -149,7 +163,7 @@ export class RequestLane {
         this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
         await this.wait(delayMs, `${this.o.name} ${label}`, error);
       },
-    });
+    }).then(settled, unsettled);
   }
 
   /** Sleeps, unless that would pass the run's deadline (then a DeadlineError ends the operation). */

@@ -75,6 +75,35 @@ test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
     expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 
+  it('CucumberStudio: a result post applied but answered 500, then its look failing until its retries run out: the next attempt looks again, no second result', async () => {
+    const name = 'evidence ambiguous then look down';
+    const error500 = { status: 500, body: '{"errors":[{"status":"500","title":"Internal Server Error"}]}', applied: true, times: 1 };
+    // The look's own retries (5) run out on a failure that says nothing was applied (a 423, as while tests are
+    // generated): the write's next attempt must still look, as its first failure left that open.
+    const down = { status: 423, body: '{"errors":[{"status":"423","title":"Locked"}]}', times: 6 };
+    sandbox.setFaults('cucumberstudio', {
+      overrides: [
+        { method: 'POST', pathIncludes: '/test_results', ...error500 },
+        { method: 'GET', pathIncludes: 'include=last-result', ...down },
+      ],
+    });
+    let run;
+    try {
+      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+    } finally {
+      sandbox.setFaults('cucumberstudio', { overrides: [] });
+    }
+    const results = (id: number) => csRun(sandbox, name).snapshots.find((s) => s.scenarioId === id)!.results;
+    expect(results(3), run.output.slice(-2000)).toHaveLength(1);
+    expect(results(4)).toHaveLength(1);
+    expect(
+      resultOf(name, 3)
+        .attachments.map((a) => a.fileName)
+        .sort(),
+    ).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
+    expect(run.summary?.targets.cucumberstudio).toMatchObject({ unsent: 0 });
+  });
+
   it('a file over attachmentMaxBytes is skipped and named; the others go', async () => {
     const name = 'evidence cs oversize';
     const run = await runPlaywright({

@@ -1,7 +1,7 @@
 /**
- * A replay where one of the journal's targets cannot be sent (its credentials are not set in that job, or its
- * settings are invalid there) sends the others and keeps the journal for that one: a line says so, the exit
- * code says something is left, and a later replay with everything configured sends only what is left, once.
+ * Replays that leave something: one of the journal's targets cannot be sent (its credentials are not set in
+ * that job, or its settings are invalid there), or files still fail to upload. The rest goes, the journal is
+ * kept, a line says so, the exit code says something is left, and a later replay sends only that, once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
@@ -37,7 +37,7 @@ async function runWithBothDown(name: string) {
 const csResults = (name: string) =>
   Object.fromEntries(csRun(sandbox, name).snapshots.map((s) => [s.scenarioId, s.results.map((r) => r.status)]));
 
-describe('replay with a target left out (live)', () => {
+describe('replays that leave something (live)', () => {
   it('a target whose credentials are not set: the other goes, the journal stays for it; the next replay sends only it', async () => {
     const name = 'replay one target unset';
     const { run, env } = await runWithBothDown(name);
@@ -71,5 +71,31 @@ describe('replay with a target left out (live)', () => {
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-1': 1, 'PROJ-2': 2 });
     expect(csResults(name)).toEqual({ 1: ['passed'], 2: ['failed'] });
     expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
+  it('a replay whose file uploads still fail exits 1 (the files are kept); the next one sends them, once', async () => {
+    const name = 'replay files left';
+    const env = without({ ...sandbox.env(), ZEPHYR_CYCLE_NAME: name }, 'CUCUMBERSTUDIO_');
+    const refuse = { method: 'POST', pathIncludes: '/attachment?', status: 400, body: '{"errorDesc":"upload refused"}' };
+    sandbox.setFaults('zephyr', { overrides: [refuse] });
+    try {
+      const run = await runPlaywright({ files: SUITE, env });
+      expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
+      const first = await runReplay(run.outboxDir, env);
+      expect(first.output).toMatch(/not uploaded/);
+      expect(first.exitCode, first.output).toBe(1);
+      sandbox.setFaults('zephyr', { overrides: [] });
+      const second = await runReplay(run.outboxDir, env);
+      expect(second.exitCode, second.output).toBe(0);
+      expect(outboxFiles(run.outboxDir)).toEqual([]);
+      const failed = zephyrCycles(sandbox)
+        .find((c) => c.name === name)!
+        .executions.find((e) => e.issueKey === 'PROJ-2')!;
+      expect((failed as unknown as { attachments: Array<{ fileName: string }> }).attachments.map((a) => a.fileName)).toEqual([
+        'error-context.md',
+      ]);
+    } finally {
+      sandbox.setFaults('zephyr', { overrides: [] });
+    }
   });
 });

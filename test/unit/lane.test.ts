@@ -178,4 +178,39 @@ describe('RequestLane', () => {
     await Promise.all([first, second, third]);
     expect(sent.slice(2).sort()).toEqual(['first', 'third']);
   });
+
+  it('after an attempt that may have been applied, every later attempt looks first, also after a 429 in between', async () => {
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, ...clock(), random: () => 1 });
+    // The post is applied but answered 500; the next attempt's look meets a 429; the one after must look again.
+    const failures = [err(500), err(429, '', { 'retry-after': '1' }), undefined];
+    const seen: boolean[] = [];
+    await lane.retry('op', async (_attempt, mayHaveApplied) => {
+      seen.push(mayHaveApplied);
+      const f = failures.shift();
+      if (f) throw f;
+    });
+    expect(seen).toEqual([false, true, true]);
+  });
+
+  it('a retry that gave up after an attempt that may have been applied: the next retry of its key looks first', async () => {
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 1, ...clock(), random: () => 1 });
+    const seen: boolean[] = [];
+    // 500 (maybe applied), then the look fails for good (connection refused: not applied, not retried further).
+    const failures = [err(500), new NetworkError('Zephyr', 'GET', '/x', 'ECONNREFUSED')];
+    await expect(
+      lane.retry(
+        'op',
+        async (_attempt, mayHaveApplied) => {
+          seen.push(mayHaveApplied);
+          throw failures.shift();
+        },
+        'result 1',
+      ),
+    ).rejects.toThrow();
+    await lane.retry('op', async (_attempt, mayHaveApplied) => void seen.push(mayHaveApplied), 'result 2');
+    await lane.retry('op', async (_attempt, mayHaveApplied) => void seen.push(mayHaveApplied), 'result 1');
+    // Settled: a later retry of the key starts afresh.
+    await lane.retry('op', async (_attempt, mayHaveApplied) => void seen.push(mayHaveApplied), 'result 1');
+    expect(seen).toEqual([false, true, false, true, false]);
+  });
 });

@@ -133,7 +133,11 @@ export class CucumberStudioTarget implements Target {
           });
         try {
           const input = { status: String(item.status), description: item.comment, steps: item.steps };
-          await Promise.all(targets.map((sid) => this.results.post(runId, sid, input)));
+          // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
+          // otherwise post again beside the item's next send (a second result on that test).
+          const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input)));
+          const failed = posts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
+          if (failed) throw failed.reason;
           this.posted.set(String(item.key), targets);
           result.done.push(item);
           onDone?.([item]);

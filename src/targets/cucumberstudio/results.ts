@@ -68,25 +68,29 @@ export class ResultWriter {
       this.posted.set(testId, { print, steps, runId });
       return;
     }
-    await this.lane.retry('test_results/create', async (attempt, previous) => {
-      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && this.replay)) {
-        const last = await this.lastResult(runId, testId);
-        const a = last?.attributes ?? {};
-        const ours =
-          last &&
-          a.status === input.status &&
-          (a.description ?? '') === input.description &&
-          a['status-author'] === STATUS_AUTHOR &&
-          !this.isOlder(a['created-at']);
-        if (ours) {
-          this.resultIds.set(testId, String(last.id));
-          return;
+    await this.lane.retry(
+      'test_results/create',
+      async (attempt, mayHaveApplied) => {
+        if (mayHaveApplied || (attempt === 1 && this.replay)) {
+          const last = await this.lastResult(runId, testId);
+          const a = last?.attributes ?? {};
+          const ours =
+            last &&
+            a.status === input.status &&
+            (a.description ?? '') === input.description &&
+            a['status-author'] === STATUS_AUTHOR &&
+            !this.isOlder(a['created-at']);
+          if (ours) {
+            this.resultIds.set(testId, String(last.id));
+            return;
+          }
         }
-      }
-      const doc = await this.client.postResultOnce(runId, testId, { ...input, author: STATUS_AUTHOR, stepStatuses });
-      const id = asArray(doc.data)[0]?.id;
-      if (id !== undefined) this.resultIds.set(testId, String(id));
-    });
+        const doc = await this.client.postResultOnce(runId, testId, { ...input, author: STATUS_AUTHOR, stepStatuses });
+        const id = asArray(doc.data)[0]?.id;
+        if (id !== undefined) this.resultIds.set(testId, String(id));
+      },
+      `result ${runId} ${testId}`,
+    );
     this.posted.set(testId, { print, steps, runId });
   }
 
@@ -96,13 +100,17 @@ export class ResultWriter {
     for (const testId of testIds) {
       const resultId = this.resultIds.get(testId) ?? (await this.lastResult(runId, testId))?.id;
       if (resultId === undefined) throw new Error(`test ${testId} of test run ${runId} has no result to attach ${file.fileName} to`);
-      await this.lane.retry('attachments/create', async (attempt, previous) => {
-        if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
-          if (await this.hasFile(runId, testId, String(resultId), file.fileName)) return;
-        }
-        await this.client.uploadAttachmentOnce(runId, testId, String(resultId), file);
-        uploaded = true;
-      });
+      await this.lane.retry(
+        'attachments/create',
+        async (attempt, mayHaveApplied) => {
+          if (mayHaveApplied || (attempt === 1 && check)) {
+            if (await this.hasFile(runId, testId, String(resultId), file.fileName)) return;
+          }
+          await this.client.uploadAttachmentOnce(runId, testId, String(resultId), file);
+          uploaded = true;
+        },
+        `attachment ${runId} ${resultId} ${file.fileName}`,
+      );
     }
     return uploaded ? 'uploaded' : 'present';
   }

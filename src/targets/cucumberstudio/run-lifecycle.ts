@@ -75,8 +75,8 @@ export class RunLifecycle implements RunScenarios {
    */
   async add(runId: number, scenarioIds: readonly number[], stillLacking: (ids: number[]) => Promise<number[]>): Promise<number[]> {
     const sent = await this.withExisting(scenarioIds, false, (ids) =>
-      this.lane.retry('test_runs/patch', async (_attempt, previous) => {
-        const todo = previous?.kind === 'transient' && previous.ambiguous ? await stillLacking(ids) : ids;
+      this.lane.retry('test_runs/patch', async (_attempt, mayHaveApplied) => {
+        const todo = mayHaveApplied ? await stillLacking(ids) : ids;
         if (todo.length) await this.client.addScenariosOnce(runId, todo);
       }),
     );

@@ -35,29 +35,34 @@ export class ExecutionEvidence {
   async attach(e: ZephyrExecution, where: Where, file: UploadFile, comment: string, check: boolean): Promise<'uploaded' | 'present'> {
     let uploaded = false;
     const marked = this.runMark ? `${head(comment, 180)} (run ${this.runMark})` : comment;
-    await this.lane.retry('attachment/create', async (attempt, previous) => {
-      if ((previous?.kind === 'transient' && previous.ambiguous) || (attempt === 1 && check)) {
-        if (await this.hasFile(e.id, file.fileName)) return;
-      }
-      const form = new FormData();
-      form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
-      await this.client.exchange(
-        'attachment/create',
-        'POST',
-        '/attachment',
-        {
-          comment: marked,
-          cycleId: where.cycleId,
-          entityId: e.id,
-          entityName: 'execution',
-          issueId: e.issueId,
-          projectId: where.projectId,
-          versionId: where.versionId,
-        },
-        form,
-      );
-      uploaded = true;
-    });
+    const key = `attachment ${e.id} ${file.fileName}`;
+    await this.lane.retry(
+      'attachment/create',
+      async (attempt, mayHaveApplied) => {
+        if (mayHaveApplied || (attempt === 1 && check)) {
+          if (await this.hasFile(e.id, file.fileName)) return;
+        }
+        const form = new FormData();
+        form.append('file', new Blob([file.bytes], { type: file.contentType }), file.fileName);
+        await this.client.exchange(
+          'attachment/create',
+          'POST',
+          '/attachment',
+          {
+            comment: marked,
+            cycleId: where.cycleId,
+            entityId: e.id,
+            entityName: 'execution',
+            issueId: e.issueId,
+            projectId: where.projectId,
+            versionId: where.versionId,
+          },
+          form,
+        );
+        uploaded = true;
+      },
+      key,
+    );
     return uploaded ? 'uploaded' : 'present';
   }
 
