@@ -39,6 +39,8 @@ export interface JsonExchangeOptions {
   expected?: string;
 }
 
+const redactWords = (said: string | undefined, secrets: readonly string[]) => (said === undefined ? undefined : redact(said, secrets));
+
 /** `(401: words)`-style suffix: the service's words when it said any. */
 export const saidIn = (f: ErrorFacts): string => (f.said ? `: ${f.said}` : '');
 
@@ -67,10 +69,11 @@ export function httpError(
     headers: res.headers,
     text,
     json,
-    said: serviceWords(text),
+    // Parsing unescapes what the raw text had escaped in some other way: the words are redacted again.
+    said: redactWords(serviceWords(text), o.secrets),
     html: looksLikeHtml(text),
   };
-  const message = o.messages(facts) ?? genericMessage(facts);
+  const message = redact(o.messages(facts) ?? genericMessage(facts), o.secrets);
   return new HttpError(o.service, method, path, res.status, res.headers, text.slice(0, BODY_KEPT), message);
 }
 

@@ -190,6 +190,11 @@ export function rawStrings(values: unknown[]): string[] {
     for (const s of [v.trim(), v.trim().replace(/^(["'])(.*)\1$/s, '$2')]) {
       forms.add(s);
       forms.add(JSON.stringify(s).slice(1, -1));
+      // As other JSON encoders write it (a service echoing it back): `/` as `\/` (PHP, some Java), and the
+      // signs an HTML-safe encoder escapes as `\u00XX` (Gson's default writes `=` as `\u003d`). A message made
+      // from the parsed body is redacted again, whatever the escapes (http/exchange.ts).
+      forms.add(s.replace(/\//g, '\\/'));
+      forms.add(s.replace(/[<>&=']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
     }
   }
   return [...forms];

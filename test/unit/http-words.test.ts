@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { serviceWords, WORDS_MAX } from '../../src/http/words';
 import { redact } from '../../src/http/errors';
+import { httpError } from '../../src/http/exchange';
+import { rawStrings } from '../../src/kit/config-fields';
 import { cucumberStudioSecrets } from '../../src/targets/cucumberstudio/config';
 
 describe("serviceWords: the service's own words from any error body", () => {
@@ -78,5 +80,26 @@ describe("serviceWords: the service's own words from any error body", () => {
     expect(redact('token=tok-12345-SECRET\nnext line', secrets)).toBe('token=[redacted]\nnext line');
     expect(redact('{"error":"token \\"tok-quoted-9876\\" is invalid"}', secrets)).toBe('{"error":"token [redacted] is invalid"}');
     expect(redact(JSON.stringify({ sent: 'a"tok-quoted-9876"b' }), secrets)).not.toContain('tok-quoted');
+  });
+});
+
+describe('a credential the service echoes back escaped is not shown', () => {
+  // Standard base64 (Zephyr's access keys): `/`, `+` and a trailing `=`.
+  const key = 'amlyYTpk/ZWYrYWJj+ZGVm=';
+  const bodies = [
+    `{"clientMessage":"Unknown access key ${key.replace(/\//g, '\\/')}"}`, // PHP, some Java encoders
+    `{"clientMessage":"Unknown access key ${key.replace('=', '\\u003d')}"}`, // Gson's HTML-safe default
+    `{"clientMessage":"Unknown access key ${key.replace(/\//g, '\\/').replace('=', '\\u003d')}"}`, // both at once
+  ];
+  const answer = (text: string) => ({ status: 401, headers: {}, text, durationMs: 1 });
+  it('neither in the message (the words are redacted after parsing) nor in the body kept', () => {
+    const secrets = rawStrings([key]);
+    for (const text of bodies) {
+      const e = httpError({ service: 'Zephyr', messages: () => undefined, secrets }, 'GET', '/x', answer(text));
+      expect(e.message).toContain('Unknown access key [redacted]');
+      expect(e.message).not.toContain('ZWYrYWJj');
+    }
+    // The two single forms are redacted in the raw body too (what debug output and the journal could show).
+    for (const text of bodies.slice(0, 2)) expect(redact(text, secrets)).not.toContain('ZWYrYWJj');
   });
 });
