@@ -22,7 +22,12 @@ afterAll(async () => {
 });
 
 /** A fresh target, as a new process (the reporter, then replay) has it: prepared for `keys`. */
-async function freshTarget(cycleName: string, keys: string[], zephyrOptions: Record<string, unknown> = {}): Promise<Target> {
+async function freshTarget(
+  cycleName: string,
+  keys: string[],
+  zephyrOptions: Record<string, unknown> = {},
+  replay = false,
+): Promise<Target> {
   const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName, ZEPHYR_RATE_LIMIT: 'off' };
   const config = resolveConfig({ definitions: [zephyr], options: { zephyr: zephyrOptions }, env });
   expect(config.problems).toEqual([]);
@@ -30,6 +35,7 @@ async function freshTarget(cycleName: string, keys: string[], zephyrOptions: Rec
     send: http.send,
     secrets: config.secrets,
     tuning: { zephyr: { firstPollMs: 10 } },
+    replay,
   });
   await target.begin({ knownKeys: keys });
   await target.prepared();
@@ -68,7 +74,7 @@ it('replay does not PUT a status and comment the execution already has; a change
 
   // "Replay": a new process, the same plan (nothing journaled as done).
   const before = puts();
-  const again = await freshTarget(name, keys);
+  const again = await freshTarget(name, keys, {}, true);
   const result = await again.publish(again.plan(records, statuses));
   expect(result.done.map((i) => i.key).sort()).toEqual(keys);
   expect(puts()).toBe(before);
@@ -91,9 +97,21 @@ it('detailed step results still go out when the PUT is skipped (the kill may hav
   await first.publish(first.plan([failed], statuses));
   expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([-1, -1, -1]);
   const before = puts();
-  const replay = await freshTarget(name, ['PROJ-3'], { stepResults: 'detailed' });
+  const replay = await freshTarget(name, ['PROJ-3'], { stepResults: 'detailed' }, true);
   expect((await replay.publish(replay.plan([failed], statuses))).done).toHaveLength(1);
   expect(puts()).toBe(before);
+  expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
+});
+
+it('detailed step results go out with failure comments off (the status in the bulk call, the steps after it)', async () => {
+  const name = 'detailed without comments';
+  const failed = { ...record('PROJ-4', 'failed', 'boom'), steps: ['passed', 'failed'] as TestRecord['steps'] };
+  const target = await freshTarget(name, ['PROJ-4'], { stepResults: 'detailed', failureComments: false });
+  const statuses = await target.resolveStatuses('service');
+  const before = puts();
+  expect((await target.publish(target.plan([failed], statuses))).done).toHaveLength(1);
+  expect(puts()).toBe(before); // no comment written
+  expect(cycleState(name)[0].statusId).toBe(2);
   expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
 });
 

@@ -57,6 +57,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
     return new ZephyrTarget(config, client, lane, jobs, {
       runInfo: deps.runInfo,
       runMark: deps.runMark,
+      replay: deps.replay,
     });
   },
 };

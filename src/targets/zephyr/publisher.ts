@@ -1,4 +1,4 @@
-import { aggregate, defaultComment, isDefaultComment } from '../../mapping';
+import { aggregate, defaultComment } from '../../mapping';
 import { head } from '../../comment';
 import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
 import { ContainerState } from '../../kit/container-state';
@@ -17,18 +17,21 @@ import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
 import { PROJECT_HINT, type ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
-import { BUILT_IN_STATUSES, resolveStatusMap, statusName, UNEXECUTED, zephyrRank } from './statuses';
-import { chunk, waitForJob, type JobWaitOptions } from './jobs';
+import { BUILT_IN_STATUSES, resolveStatusMap, statusName, zephyrRank } from './statuses';
+import type { JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
-import { ExecutionEvidence, STEP_PASS, STEP_UNEXECUTED } from './evidence';
+import { ExecutionEvidence } from './evidence';
 import { CycleMembers } from './cycle-members';
-import { BULK_CHUNK, zephyrBatching } from './batching';
+import { StatusWriter } from './status-writer';
+import { zephyrBatching } from './batching';
 
 export interface ZephyrTargetOptions {
   /** What a cycle this process creates carries (build, environment, description). */
   runInfo?: RunInfo;
   /** This run's mark (TargetDeps.runMark), carried by the files it uploads. */
   runMark?: string;
+  /** A replay: the cycle's executions are read just before its sends, so what they say is taken as current. */
+  replay?: boolean;
 }
 
 /**
@@ -43,9 +46,8 @@ export class ZephyrTarget implements Target {
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly members: CycleMembers;
-  /** Executions whose step results may still say PASS from before a status change, until they are reset. */
-  private readonly staleSteps = new Set<string>();
   private readonly evidence: ExecutionEvidence;
+  private readonly writer: StatusWriter;
 
   constructor(
     private readonly cfg: ZephyrConfig,
@@ -56,7 +58,8 @@ export class ZephyrTarget implements Target {
   ) {
     this.evidence = new ExecutionEvidence(client, lane, o.runMark);
     this.members = new CycleMembers(cfg, client, jobs);
-    this.batching = zephyrBatching(lane, (item) => this.needsOwnCall(item));
+    this.writer = new StatusWriter(cfg, client, this.evidence, jobs, o.replay === true);
+    this.batching = zephyrBatching(lane, (item) => this.writer.needsOwnCall(item));
   }
 
   /**
@@ -100,86 +103,20 @@ export class ZephyrTarget implements Target {
     await this.cycle.settled();
     await this.ensureInCycle(items.map((i) => i.key));
     const result: PublishResult = { done: [], failed: [] };
-    // By status, and whether the step results go PASS with it (passed tests, unless stepResults is off).
-    const bulk = new Map<string, Array<{ item: PlanItem; e: ZephyrExecution }>>();
-    const puts: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
+    const found: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
     for (const item of items) {
       const e = this.members.get(item.key);
-      if (!e) {
+      if (e) found.push({ item, e });
+      else {
         const why = this.members.rejection(item.key);
         result.failed.push({
           item,
           reason: why?.reason ?? `${item.key} is not in the cycle (Zephyr did not add it)`,
           refused: why?.refused,
         });
-        continue;
-      }
-      const status = Number(item.status);
-      if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
-      // Skipped tests are left as they are (UNEXECUTED when new; in a reused cycle what an earlier run, another
-      // shard or a person set stays — a skip says nothing about it): no call needed.
-      else if (status === UNEXECUTED || e.statusId === status) result.done.push(item);
-      else {
-        const stepStatus = this.stepStatusWith(item, e);
-        const group = `${status}|${stepStatus ?? ''}`;
-        // Pushed, not copied: a group holds thousands of results (copying it per result was quadratic).
-        const members = bulk.get(group);
-        if (members) members.push({ item, e });
-        else bulk.set(group, [{ item, e }]);
       }
     }
-    const { projectId, versionId } = this.cfg;
-    const work: Array<Promise<void>> = [];
-    for (const [group, members] of bulk) {
-      const [status, stepStatus] = group.split('|').map((v) => (v === '' ? undefined : Number(v))) as [number, number | undefined];
-      for (const part of chunk(members, BULK_CHUNK)) {
-        work.push(
-          (async () => {
-            const token = await this.client.bulkStatus(
-              part.map((p) => p.e.id),
-              status,
-              stepStatus,
-            );
-            await waitForJob(this.client, token, this.jobs);
-            for (const p of part) {
-              p.e.statusId = status;
-              this.staleSteps.delete(p.e.id);
-            }
-            result.done.push(...part.map((p) => p.item));
-            onDone?.(part.map((p) => p.item));
-          })().catch((error: unknown) => {
-            result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
-          }),
-        );
-      }
-    }
-    for (const { item, e } of puts) {
-      // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
-      const already = e.statusId === Number(item.status) && e.comment === item.comment;
-      const stepStatus = this.stepStatusWith(item, e);
-      work.push(
-        (already
-          ? Promise.resolve()
-          : this.client.updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId })
-        )
-          .then(async () => {
-            e.statusId = Number(item.status);
-            e.comment = item.comment;
-            if (this.cfg.stepResults === 'detailed' && item.steps?.length)
-              await this.evidence.setSteps(e, item.steps, item.outcome === 'passed' || item.outcome === 'flaky');
-            // A call of its own (a comment written or cleared): its steps as the bulk call gives the others.
-            else if (stepStatus !== undefined)
-              await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.jobs);
-            this.staleSteps.delete(e.id);
-            result.done.push(item);
-            onDone?.([item]);
-          })
-          .catch((error: unknown) => {
-            result.failed.push({ item, reason: (error as Error).message });
-          }),
-      );
-    }
-    await Promise.all(work);
+    await this.writer.write(cycleId, found, result, onDone);
     return result;
   }
 
@@ -240,30 +177,8 @@ export class ZephyrTarget implements Target {
     return this.cycle.settled();
   }
 
-  /**
-   * The step results a status change sets: PASS for a passed test; UNEXECUTED for any other when the execution
-   * had another status (an earlier run's, or ours before a correction): its steps may still say PASS. Remembered
-   * until done, so that a status set without its steps (the step call failed) still gets them on the next try.
-   */
-  private stepStatusWith(item: PlanItem, e: ZephyrExecution): number | undefined {
-    if (this.cfg.stepResults === 'off') return undefined;
-    if (item.outcome === 'passed' || item.outcome === 'flaky') return STEP_PASS;
-    if (e.statusId !== UNEXECUTED && e.statusId !== Number(item.status)) this.staleSteps.add(e.id);
-    return this.staleSteps.has(e.id) ? STEP_UNEXECUTED : undefined;
-  }
-
   private runInfo(): RunInfo {
     return this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
-  }
-
-  /** A failure comment goes with its status in a PUT of its own (see publish). */
-  private needsOwnCall(item: PlanItem): boolean {
-    return this.cfg.failureComments && !!item.comment;
-  }
-
-  /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
-  private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
-    return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
   }
 
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
