@@ -35,6 +35,11 @@ function nameFromCi(env: Env): string | undefined {
     return `Playwright ${pipeline}${number}(Buildkite build ${env.BUILDKITE_BUILD_ID})`;
   }
   if (env.CIRCLE_WORKFLOW_ID) return `Playwright CircleCI workflow ${env.CIRCLE_WORKFLOW_ID}`;
+  // Bitbucket numbers builds per repository; a parallel step's shards and a re-run of a failed step share it.
+  if (env.BITBUCKET_BUILD_NUMBER) {
+    const repo = env.BITBUCKET_REPO_SLUG ? `${env.BITBUCKET_REPO_SLUG} ` : '';
+    return `Playwright ${repo}#${env.BITBUCKET_BUILD_NUMBER} (Bitbucket pipeline)`;
+  }
   if (env.BUILD_BUILDID && env.TF_BUILD) {
     const definition = env.BUILD_DEFINITIONNAME ? `${env.BUILD_DEFINITIONNAME} ` : '';
     const number = env.BUILD_BUILDNUMBER ? `${env.BUILD_BUILDNUMBER} ` : '';

@@ -3,6 +3,7 @@
  * both the option key and the env var. Used by config.ts and by each target's config reader.
  */
 
+import { isLoopbackHost } from '../http/redirects';
 import { OUTCOMES, type Outcome } from '../model';
 
 export type Env = Record<string, string | undefined>;
@@ -68,8 +69,19 @@ export function readBool(
   return unreadable?.value ?? fallback;
 }
 
-/** http(s) URL without a trailing slash. */
-export function readUrl(p: Problems, option: unknown, env: Env, name: string, envVar: string, fallback: string): string {
+/**
+ * http(s) URL without a trailing slash. `credentials`: every request to it carries them, so plain http is taken
+ * for a local host only (the sandbox: loopback, or a name without a dot as in a compose network).
+ */
+export function readUrl(
+  p: Problems,
+  option: unknown,
+  env: Env,
+  name: string,
+  envVar: string,
+  fallback: string,
+  { credentials = false }: { credentials?: boolean } = {},
+): string {
   const raw = readString(p, option, env, name, envVar);
   if (raw === undefined) return fallback;
   try {
@@ -79,11 +91,24 @@ export function readUrl(p: Problems, option: unknown, env: Env, name: string, en
       p.add(name, envVar, `must not contain a query or fragment, got "${raw}"`);
       return fallback;
     }
+    if (credentials && u.protocol === 'http:' && !isLocalHost(u.hostname)) {
+      p.add(
+        name,
+        envVar,
+        `plain http to ${u.hostname} would send the credentials unencrypted: use https (http is taken for a local host only, such as the sandbox), got "${raw}"`,
+      );
+      return fallback;
+    }
     return raw.replace(/\/+$/, '');
   } catch {
     p.add(name, envVar, `expected an http(s) URL, got "${raw}"`);
     return fallback;
   }
+}
+
+/** This machine, or a name without a dot (a service in a compose network): never a host across the internet. */
+function isLocalHost(hostname: string): boolean {
+  return isLoopbackHost(hostname) || !/[.:]/.test(hostname.replace(/^\[|\]$/g, ''));
 }
 
 /** `N/SECONDS`, e.g. `200/60`. */

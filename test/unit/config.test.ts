@@ -52,6 +52,11 @@ describe('config', () => {
     [{ ZEPHYR_SECRET_KEY: undefined }, {}, 'zephyr.secretKey (env ZEPHYR_SECRET_KEY): is required'],
     [{ ZEPHYR_ACCOUNT_ID: undefined }, {}, 'zephyr.accountId (env ZEPHYR_ACCOUNT_ID): is required'],
     [{ ZEPHYR_BASE_URL: 'prod-api.zephyr4jiracloud.com' }, {}, 'zephyr.baseUrl (env ZEPHYR_BASE_URL): expected an http(s) URL'],
+    [
+      { ZEPHYR_BASE_URL: 'http://prod-api.zephyr4jiracloud.com/connect' },
+      {},
+      'zephyr.baseUrl (env ZEPHYR_BASE_URL): plain http to prod-api.zephyr4jiracloud.com would send the credentials unencrypted',
+    ],
     [{ ZEPHYR_VERSION_ID: '1.0' }, {}, 'zephyr.versionId (env ZEPHYR_VERSION_ID): expected a whole number'],
     [{ ZEPHYR_FAILURE_COMMENTS: 'maybe' }, {}, 'zephyr.failureComments (env ZEPHYR_FAILURE_COMMENTS): expected true/false'],
     [{}, { zephyr: { statusMap: { broken: 'FAIL' } } }, 'zephyr.statusMap.broken: unknown outcome'],
@@ -65,6 +70,18 @@ describe('config', () => {
     expect(c.problems.join('\n')).not.toContain('sk-secret-1234');
   });
 
+  it('plain http is taken for a local host (the sandbox, a compose service), not for one across the internet', () => {
+    for (const url of [
+      'http://127.0.0.1:4010/connect',
+      'http://localhost:4010/connect',
+      'http://[::1]:4010/connect',
+      'http://tms-sandbox:4010/connect',
+    ])
+      expect(resolveConfig({}, { ...Z, ZEPHYR_BASE_URL: url }).problems).toEqual([]);
+    expect(resolveConfig({}, { ...C, CUCUMBERSTUDIO_BASE_URL: 'http://studio.cucumberstudio.com' }).problems[0]).toContain(
+      'cucumberstudio.baseUrl (env CUCUMBERSTUDIO_BASE_URL): plain http to studio.cucumberstudio.com',
+    );
+  });
   it("a CucumberStudio statusMap value is asked for as one of the service's status names (it has no ids)", () => {
     const c = resolveConfig({ cucumberstudio: { statusMap: { failed: { name: 'retest' } } } }, C);
     expect(c.problems).toEqual([

@@ -17,6 +17,11 @@ describe('default cycle / test-run name', () => {
     expect(azure('e2e', '9011')).toBe('Playwright e2e 20261126.1 (Azure build 9011)');
     expect(azure('smoke', '9012')).not.toBe(azure('e2e', '9011'));
     expect(defaultRunName({ TF_BUILD: 'True', BUILD_BUILDID: '9013' }, now)).toBe('Playwright (Azure build 9013)');
+
+    // Bitbucket: the shards of a parallel step start at different minutes; the build number is the same.
+    const bitbucket = (at: Date) => defaultRunName({ BITBUCKET_BUILD_NUMBER: '57', BITBUCKET_REPO_SLUG: 'shop' }, at);
+    expect(bitbucket(new Date(2026, 10, 26, 10, 0, 59))).toBe('Playwright shop #57 (Bitbucket pipeline)');
+    expect(bitbucket(new Date(2026, 10, 26, 10, 1, 2))).toBe(bitbucket(new Date(2026, 10, 26, 10, 0, 59)));
   });
 
   it('is cut in the middle to the 255 characters a cycle name may have, keeping the run id and the attempt', () => {

@@ -80,7 +80,9 @@ export function readCucumberStudioConfig({
   const configuredRun = readInt(p, o.testRunId, env, 'cucumberstudio.testRunId', 'CUCUMBERSTUDIO_TEST_RUN_ID', 1);
   const testRunId = container?.id === null ? undefined : container?.id !== undefined ? Number(container.id) : configuredRun;
   return {
-    baseUrl: readUrl(p, o.baseUrl, env, 'cucumberstudio.baseUrl', 'CUCUMBERSTUDIO_BASE_URL', CUCUMBERSTUDIO_DEFAULT_BASE_URL),
+    baseUrl: readUrl(p, o.baseUrl, env, 'cucumberstudio.baseUrl', 'CUCUMBERSTUDIO_BASE_URL', CUCUMBERSTUDIO_DEFAULT_BASE_URL, {
+      credentials: true,
+    }),
     uid: uid ?? '',
     accessToken: accessToken ?? '',
     client: client ?? '',

@@ -115,7 +115,7 @@ export function readZephyrConfig({ options: o, env, problems: p, runName, contai
   const cycleName = container?.name || readString(p, o.cycleName, env, 'zephyr.cycleName', 'ZEPHYR_CYCLE_NAME') || runName;
   if (cycleName.length > 255) p.add('zephyr.cycleName', 'ZEPHYR_CYCLE_NAME', 'is longer than 255 characters');
   return {
-    baseUrl: readUrl(p, o.baseUrl, env, 'zephyr.baseUrl', 'ZEPHYR_BASE_URL', ZEPHYR_DEFAULT_BASE_URL),
+    baseUrl: readUrl(p, o.baseUrl, env, 'zephyr.baseUrl', 'ZEPHYR_BASE_URL', ZEPHYR_DEFAULT_BASE_URL, { credentials: true }),
     accessKey: accessKey ?? '',
     secretKey: secretKey ?? '',
     accountId: accountId ?? '',
