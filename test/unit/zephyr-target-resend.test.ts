@@ -1,7 +1,8 @@
 /**
  * A process killed after the service applied its comment PUT but before the journal said so leaves the
  * result to replay; replay reads the cycle afresh and must not set the same status and comment again
- * (each PUT is a change in the execution's history). A different comment still goes out.
+ * (each PUT is a change in the execution's history). A different comment still goes out. Also what a target
+ * holds back when one of its calls fails: only the keys that call was for.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config';
@@ -113,6 +114,56 @@ it('detailed step results go out with failure comments off (the status in the bu
   expect(puts()).toBe(before); // no comment written
   expect(cycleState(name)[0].statusId).toBe(2);
   expect(cycleState(name)[0].stepResults.map((r: { statusId: number }) => r.statusId)).toEqual([1, 2, -1]);
+});
+
+it('an add-tests job that fails holds back only the keys it was adding: the keys already in the cycle get their statuses', async () => {
+  const name = 'add job fails';
+  const target = await freshTarget(name, ['PROJ-5']);
+  const statuses = await target.resolveStatuses('service');
+  expect((await target.publish(target.plan([record('PROJ-5', 'passed')], statuses))).done).toHaveLength(1);
+  // A key that comes late (a runtime annotation) is added by a job of its own, which fails.
+  sandbox.setFaults('zephyr', {
+    overrides: [
+      {
+        method: 'GET',
+        pathIncludes: '/jobprogress/',
+        status: 200,
+        body: '{"progress":1,"errorMessage":"Issue PROJ-6 is not a test"}',
+        times: 1,
+      },
+    ],
+  });
+  try {
+    const result = await target.publish(target.plan([record('PROJ-5', 'failed'), record('PROJ-6', 'passed')], statuses));
+    expect(result.done.map((i) => i.key)).toEqual(['PROJ-5']);
+    expect(result.failed.map((f) => [f.item.key, f.reason])).toEqual([['PROJ-6', expect.stringContaining('Issue PROJ-6 is not a test')]]);
+  } finally {
+    sandbox.setFaults('zephyr', { overrides: [] });
+  }
+  expect(executions(name)['PROJ-5'][0]).toBe(2);
+  // Tried again with the next send, the key is added.
+  expect((await target.publish(target.plan([record('PROJ-6', 'passed')], statuses))).done).toHaveLength(1);
+  expect(executions(name)['PROJ-6'][0]).toBe(1);
+});
+
+it('an execution removed from the cycle after it was read: its status is not taken as set, and the next send adds the key again', async () => {
+  const name = 'execution removed meanwhile';
+  const target = await freshTarget(name, ['PROJ-7', 'PROJ-8']);
+  const statuses = await target.resolveStatuses('service');
+  // Someone removes PROJ-8 from the cycle while the tests run.
+  const removed = cycleState(name).find((e) => e.issueKey === 'PROJ-8');
+  const own = target as unknown as { cfg: { projectId: number }; client: { json(...a: unknown[]): Promise<unknown> } };
+  await own.client.json('execution/delete', 'DELETE', `/execution/${removed.id}`, {
+    projectId: String(own.cfg.projectId),
+    issueId: String(removed.issueId),
+  });
+  const plan = target.plan([record('PROJ-7', 'passed'), record('PROJ-8', 'passed')], statuses);
+  const first = await target.publish(plan);
+  expect(first.done.map((i) => i.key)).toEqual(['PROJ-7']);
+  expect(first.failed.map((f) => [f.item.key, f.reason])).toEqual([['PROJ-8', expect.stringContaining('did not find its execution')]]);
+  const again = await target.publish(plan.filter((i) => i.key === 'PROJ-8'));
+  expect(again.done.map((i) => i.key)).toEqual(['PROJ-8']);
+  expect(executions(name)['PROJ-8'][0]).toBe(1);
 });
 
 it('an attachment of a test whose title has an emoji where the upload comment is cut still goes up', async () => {

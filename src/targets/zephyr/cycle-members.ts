@@ -30,6 +30,11 @@ export class CycleMembers {
     return this.executions.get(key);
   }
 
+  /** The key's execution is no longer in the cycle: the next `ensure` adds the key again. */
+  forget(key: string): void {
+    this.executions.delete(key);
+  }
+
   /** Why a key is not in the cycle, once adding it failed. */
   rejection(key: string): { reason: string; refused: boolean } | undefined {
     return this.rejected.get(key);
@@ -46,13 +51,25 @@ export class CycleMembers {
     if (!missing.length) return;
     const { projectId, versionId } = this.cfg;
     const invalid = new Set<string>();
-    await Promise.all(
-      chunk(missing, ADD_CHUNK).map(async (part) => {
+    /** Keys of a job that failed, with why: one bad chunk must not hold back the keys of the others. */
+    const failedWith = new Map<string, Error>();
+    const parts = chunk(missing, ADD_CHUNK);
+    const jobs = await Promise.allSettled(
+      parts.map(async (part) => {
         const token = await this.client.addTests(cycle.id, part, projectId, versionId);
         const progress = await waitForJob(this.client, token, this.jobs);
         for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
       }),
     );
+    jobs.forEach((j, i) => {
+      if (j.status === 'rejected') for (const k of parts[i]) failedWith.set(k, j.reason as Error);
+    });
+    // Nothing added at all (the service down, say): each key says why, without a read that would fail too. The
+    // keys already in the cycle still get their statuses; these are tried again with the next send.
+    if (failedWith.size === missing.length) {
+      for (const [k, error] of failedWith) this.rejected.set(k, { reason: error.message, refused: false });
+      return;
+    }
     // Every key is looked for, whatever the job's message said (its wording is not established). The listing
     // holds every execution of the cycle: one held already keeps what we know of it (a status job of ours may
     // still be running, the listing shows the status before it).
@@ -63,7 +80,7 @@ export class CycleMembers {
       const refused = invalid.has(k);
       const reason = refused
         ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
-        : `${k} was not added to the cycle by Zephyr`;
+        : (failedWith.get(k)?.message ?? `${k} was not added to the cycle by Zephyr`);
       this.rejected.set(k, { reason, refused });
     }
   }

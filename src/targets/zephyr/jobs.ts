@@ -57,6 +57,22 @@ export function parseAddJobMessage(message: string | undefined): string[] {
   return m ? (m[1].match(/[A-Z][A-Z0-9_]*-\d+/g) ?? []) : [];
 }
 
+/**
+ * Execution ids a bulk status job says it could not find (an execution removed from the cycle since it was
+ * read): a JSON `notFound` list when the message has one. Production's wording is not established; a message
+ * without such a list names none, and the read-back's counts are the check then.
+ */
+export function parseBulkJobMessage(message: string | undefined): string[] {
+  if (!message) return [];
+  try {
+    const parsed = JSON.parse(message) as { notFound?: unknown };
+    if (Array.isArray(parsed.notFound)) return parsed.notFound.map(String);
+  } catch {
+    /* plain text: nothing to go by */
+  }
+  return [];
+}
+
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

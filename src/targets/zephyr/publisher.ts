@@ -58,7 +58,7 @@ export class ZephyrTarget implements Target {
   ) {
     this.evidence = new ExecutionEvidence(client, lane, o.runMark);
     this.members = new CycleMembers(cfg, client, jobs);
-    this.writer = new StatusWriter(cfg, client, this.evidence, jobs, o.replay === true);
+    this.writer = new StatusWriter(cfg, client, this.evidence, jobs, o.replay === true, (key) => this.members.forget(key));
     this.batching = zephyrBatching(lane, (item) => this.writer.needsOwnCall(item));
   }
 

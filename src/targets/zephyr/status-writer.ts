@@ -4,7 +4,7 @@ import type { PublishResult } from '../../kit/target';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrExecution } from './client';
 import { UNEXECUTED } from './statuses';
-import { chunk, waitForJob, type JobWaitOptions } from './jobs';
+import { chunk, parseBulkJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 import { STEP_PASS, STEP_UNEXECUTED, type ExecutionEvidence } from './evidence';
 import { BULK_CHUNK } from './batching';
 
@@ -32,6 +32,8 @@ export class StatusWriter {
     private readonly jobs: JobWaitOptions,
     /** A replay: the executions were read just before its sends, so what they say is taken as current. */
     private readonly replay: boolean,
+    /** The key's execution is gone from the cycle (removed since it was read): added again with its next send. */
+    private readonly forget: (key: string) => void,
   ) {}
 
   /** Writes the members' results; what the service confirmed goes to `result.done` (and `onDone`) as it is. */
@@ -73,23 +75,32 @@ export class StatusWriter {
   }
 
   private async bulk(
-    part: readonly Member[],
+    part: Member[],
     status: number,
     stepStatus: number | undefined,
     result: PublishResult,
     onDone?: (items: readonly PlanItem[]) => void,
   ): Promise<void> {
+    let gone: Set<string>;
     try {
       const token = await this.client.bulkStatus(
         part.map((p) => p.e.id),
         status,
         stepStatus,
       );
-      await waitForJob(this.client, token, this.jobs);
+      gone = new Set(parseBulkJobMessage((await waitForJob(this.client, token, this.jobs)).message));
     } catch (error) {
       result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
       return;
     }
+    for (const p of part.filter((m) => gone.has(m.e.id))) {
+      this.forget(p.item.key);
+      result.failed.push({
+        item: p.item,
+        reason: `${p.item.key}: Zephyr did not find its execution ${p.e.id} (removed from the cycle since it was read?); it is added again with the next send`,
+      });
+    }
+    part = part.filter((m) => !gone.has(m.e.id));
     for (const p of part) {
       p.e.statusId = status;
       this.setHere.add(p.e.id);
