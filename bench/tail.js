@@ -94,6 +94,8 @@ async function scenario(log, { service, shards, stream }) {
         printer: L.silentPrinter(),
         shard: shards > 1 ? { current: i + 1, total: shards } : null,
         deps: { tuning: CLIENT.tuning },
+        // The engine's batch of journaled results (25 ms real), scaled like the rest: 1 ms.
+        offerEveryMs: 1,
       });
       // Scale the stream's batching window like every other client timing (no option for it: see README).
       const batches = [];

@@ -1,15 +1,16 @@
 import * as path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
 import { Deadline } from '../kit/deadline';
-import type { JournalTargetMeta, TargetDeps } from '../kit/target';
+import type { TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
 import { replayCommand, type Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
 import { EndEstimate, markDeadlineCut } from './end-of-run';
+import { OfferBatch } from './offer-batch';
 import { RecordKeeper } from './record-keeper';
+import { journalMeta, publishingSince, runMark } from './run-identity';
 import { TargetSession } from './session';
 
 /** How long a non-leader shard waits for shard 1's cycle / run (shard 1 may have no tests at all). */
@@ -30,6 +31,8 @@ export interface PublishRunOptions {
   stop?: AbortSignal;
   /** Progress line cadence at the end of the run (ms), and how long the end stays quiet first; tests shorten both. */
   progressEveryMs?: number;
+  /** How long results journaled during the run wait to be offered to the targets together (ms); see OFFER_EVERY_MS. */
+  offerEveryMs?: number;
   quietEndMs?: number;
 }
 
@@ -58,6 +61,8 @@ export class PublishRun {
   /** When the tests will be done (live runs: set by `start`). */
   private estimate?: EndEstimate;
   private readonly deadline = new Deadline();
+  /** Records journaled and not yet offered to the targets. */
+  private readonly toOffer: OfferBatch;
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -105,6 +110,7 @@ export class PublishRun {
       ...o.deps,
     };
     this.keeper = new RecordKeeper(config.secrets, this.outbox);
+    this.toOffer = new OfferBatch((batch) => this.offer(batch), o.offerEveryMs);
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(
       ({ definition, config: c }) =>
@@ -138,12 +144,19 @@ export class PublishRun {
     for (const s of this.sessions) s.start(tests, followerWaitMs);
   }
 
-  /** A test's final result: journaled at once (before anything is sent), then offered to every target. */
+  /**
+   * A test's final result: journaled at once (before anything is sent: kept if the process dies right
+   * after), then offered to every target with the next batch (OFFER_EVERY_MS).
+   */
   record(record: TestRecord): void {
     const r = this.keeper.ready(record);
-    this.estimate?.finishedOne(record.testId);
     this.keeper.journal([r]);
-    for (const s of this.sessions) s.offer(r);
+    this.toOffer.add(r);
+  }
+
+  private offer(batch: readonly TestRecord[]): void {
+    for (const r of batch) this.estimate?.finishedOne(r.testId);
+    for (const s of this.sessions) s.offer(batch);
     if (this.estimate?.over()) for (const s of this.sessions) s.testsOver();
   }
 
@@ -159,6 +172,8 @@ export class PublishRun {
     notRunKeys: Readonly<Record<string, readonly string[]>> = {},
   ): Promise<RunSummary> {
     const targets: RunSummary['targets'] = {};
+    // What the last batch holds goes with the end's own sends (its records come again below).
+    this.toOffer.flush();
     if (this.config.dryRun) {
       for (const s of this.sessions) {
         const where = this.config.targets.find((t) => t.definition.id === s.id);
@@ -267,31 +282,4 @@ export class PublishRun {
     });
     this.o.printer.info(`publishing: ${parts.join('; ')}`);
   }
-}
-
-/** What each target's journal keeps; targets with bad settings are journaled too, so fixing them and replaying sends them. */
-function journalMeta(config: ResolvedConfig): Record<string, JournalTargetMeta> {
-  const meta: Record<string, JournalTargetMeta> = {};
-  for (const { definition, config: c } of config.targets) meta[definition.id] = definition.journalMeta(c);
-  // Settings stay the environment's (the replay's, once fixed); the container is the one the run meant.
-  for (const d of config.invalid) {
-    const c = config.invalidContainers[d.id];
-    meta[d.id] ??= { settings: {}, containerName: c?.name ?? '', ...(c?.id ? { containerId: c.id } : {}) };
-  }
-  return meta;
-}
-
-/** When what is published began: the replayed run's start (its journal's), or now. */
-function publishingSince(journal: Journal | undefined, startedAt: Date): number | undefined {
-  if (!journal) return startedAt.getTime();
-  const at = Date.parse(journal.createdAt);
-  return Number.isNaN(at) ? undefined : at;
-}
-
-/** Eight hex characters of the journal's name (a run and its replays share it); a run without one gets its own. */
-function runMark(journalFile: string | undefined): string {
-  return createHash('sha1')
-    .update(journalFile ? path.basename(journalFile, '.jsonl') : randomBytes(8).toString('hex'))
-    .digest('hex')
-    .slice(0, 8);
 }

@@ -133,11 +133,12 @@ export class TargetSession {
     this.stream?.sendAllNow();
   }
 
-  /** A test's final result: its keys that are now complete go out with the next batch. */
-  offer(record: TestRecord): void {
-    if (this.startedOnce && !this.begun && !this.ending && keysOf(record, this.id).length) this.launch(keysOf(record, this.id));
-    const keys = this.readiness.add(record);
-    if (keys.length && this.stream) this.offerReady(keys);
+  /** Tests' final results: their keys that are now complete go out with the stream's next batch. */
+  offer(records: readonly TestRecord[]): void {
+    const keys = new Set(records.flatMap((record) => this.readiness.add(record)));
+    if (!keys.size) return;
+    if (this.startedOnce && !this.begun && !this.ending) this.launch([...keys]);
+    if (this.stream) this.offerReady(keys);
   }
 
   /** Results confirmed so far / results the end of the run has to account for, and what it is doing (progress lines). */

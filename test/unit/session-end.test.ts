@@ -66,8 +66,8 @@ describe('TargetSession: the end of the run', () => {
     const records = [1, 2, 3, 4].map((n) => rec(n));
     session.start(records);
     await tick();
-    session.offer(records[0]);
-    session.offer(records[1]);
+    session.offer([records[0]]);
+    session.offer([records[1]]);
     await until(() => calls.length === 1);
     expect(calls[0].keys).toEqual(['K1', 'K2']); // the stream's batch, still in flight
 
