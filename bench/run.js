@@ -12,6 +12,7 @@ const R = require('./playwright-runs');
 const O = require('./overhead');
 const T = require('./tail');
 const B = require('./bytes');
+const C = require('./reporter-cpu');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -52,6 +53,7 @@ const FIGURES = [
   ['7', 'Bad input matrix (test/integration/bad-input.test.ts)', badInput],
   ['8', 'Tail under real limits (time-scaled 30×)', T.tailUnderLimits],
   ['9', 'CucumberStudio bytes downloaded for 20 mapped scenarios vs the project size', B.csBytes],
+  ['10', "The reporter's own CPU, phase by phase (a fresh process, synthetic tests)", C.reporterCpu],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -237,6 +239,24 @@ function table(results) {
         `${yes(r.target.bytes)}/${yes(r.target.exact)}`,
       );
     add('9', 'bytes, 20,000 vs 200 scenarios', `×${f9.growth}`, '', '');
+  }
+  const f10 = results['10'];
+  if (f10 && !f10.error) {
+    const m = f10.medians;
+    add(
+      '10',
+      `reporter CPU, N=${f10.n} (median of ${f10.runs}, minus the driver's): total / per test`,
+      `${f10.totalMs} ms / ${f10.perTestUs} µs (onTestEnd ${Math.round(f10.withReporter.onTestEndUs)} µs, ${Math.round(f10.driver.onTestEndUs)} µs without a target)`,
+      '',
+      '',
+    );
+    add(
+      '10',
+      '  load / onBegin / preparation / results / end (ms of CPU)',
+      `${Math.round(m.load)} / ${Math.round(m.begin)} / ${Math.round(m.prepare)} / ${Math.round(m.results)} / ${Math.round(m.end)}`,
+      '',
+      '',
+    );
   }
   for (const [id, v] of Object.entries(results)) if (v && v.error) add(id, 'ERROR', v.error.slice(0, 140), '', 'MISSED');
   const widths = [3, 70, 80, 22, 10];

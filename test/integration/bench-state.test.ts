@@ -37,3 +37,30 @@ it("bench figure 8 reads a run's engine state (streaming, confirmed, lane calls)
     await sandbox.close();
   }
 });
+
+// Figure 10 drives the reporter in a child process and reads its summary file; it too is only run by hand.
+it("bench figure 10's driver publishes every synthetic test and reports each phase's CPU", async () => {
+  const sandbox = await L.startSandbox({ port: 0 });
+  try {
+    const n = 20;
+    const env = L.cleanEnv({
+      ...L.pick(sandbox.env(), 'ZEPHYR_'),
+      ZEPHYR_CYCLE_NAME: 'bench figure 10',
+      ZEPHYR_RATE_LIMIT: 'off',
+      PW_TMS_OUTBOX_DIR: path.join(dir, 'cpu-outbox'),
+      PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
+      BENCH_N: String(n),
+      BENCH_TEST_EVERY_MS: '1',
+      BENCH_PREPARE_MS: '200',
+      BENCH_DIR: dir,
+      BENCH_DIST: L.DIST,
+    });
+    const res = await L.exec(process.execPath, [path.join(L.REPO, 'bench', 'reporter-cpu-child.js')], { env });
+    expect(res.exitCode, res.output).toBe(0);
+    const m = JSON.parse(res.output.split('\n').find((l: string) => l.startsWith('{')));
+    expect(m.published).toBe(n);
+    for (const k of ['load', 'begin', 'prepare', 'results', 'end', 'onTestEndUs']) expect(m[k]).toBeGreaterThan(0);
+  } finally {
+    await sandbox.close();
+  }
+});
