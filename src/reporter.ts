@@ -21,6 +21,11 @@ export default class TmsReporter implements Reporter {
   private printer: Printer = createPrinter([], false);
   private run?: PublishRun;
   private suite?: Suite;
+  /**
+   * The services this run publishes to, or journals for replay (bad settings): a test's keys are read for
+   * these only. A service of the registry that is not configured is never sent to, nor replayed.
+   */
+  private sources: readonly TargetDefinition[] = [];
   private readonly env: NodeJS.ProcessEnv;
   /** Attempts Playwright ended; one it began and never ended was cut short (the run's globalTimeout). */
   private readonly ended = new WeakSet<TestResult>();
@@ -63,6 +68,7 @@ export default class TmsReporter implements Reporter {
         projects: suite.suites.filter((s) => s.allTests().length).map((s) => s.project()?.name ?? s.title),
       });
       this.config = c;
+      this.sources = [...c.targets.map((t) => t.definition), ...c.invalid];
       // Several instances in one run: each numbers its lines, which would read alike otherwise.
       this.printer = createPrinter(c.secrets, c.debug, undefined, TmsReporter.live > 1 ? this.instance : undefined);
       for (const p of c.problems) this.printer.error(p);
@@ -76,7 +82,7 @@ export default class TmsReporter implements Reporter {
       this.empty = tests.length === 0;
       if (this.empty) return;
       this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal });
-      this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.definitions) })));
+      this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources) })));
     });
   }
 
@@ -86,7 +92,7 @@ export default class TmsReporter implements Reporter {
       if (!this.run || !isFinalAttempt(test, result)) return;
       // A serial group's retry may run a test again after this (it passed, and a later test of the group failed):
       // its record then comes again, and the targets correct what they sent (CucumberStudio edits its result).
-      const record = recordOf(test, this.definitions, this.config?.evidence);
+      const record = recordOf(test, this.sources, this.config?.evidence);
       if (record) this.run.record(record);
     });
   }
@@ -117,7 +123,7 @@ export default class TmsReporter implements Reporter {
       const tests = this.suite.allTests();
       const evidence = this.config.evidence;
       const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
-      const records = tests.map((t) => recordOf(t, this.definitions, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
+      const records = tests.map((t) => recordOf(t, this.sources, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
       for (const line of notKeyLines(
         tests,
         this.config.targets.map((t) => t.definition),
@@ -127,7 +133,7 @@ export default class TmsReporter implements Reporter {
       const notRunKeys: Record<string, string[]> = {};
       for (const t of tests)
         if (!recorded.has(t.id))
-          for (const [target, keys] of Object.entries(keysByTarget(t, this.definitions))) (notRunKeys[target] ??= []).push(...keys);
+          for (const [target, keys] of Object.entries(keysByTarget(t, this.sources))) (notRunKeys[target] ??= []).push(...keys);
       summary = await this.run.finish(records, tests.length - records.length, notRunKeys);
       this.report(summary);
     } catch (error) {
