@@ -6,7 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 120_000,
+    // Generous: every Playwright run is bounded by the harness (killed with its tree after 180 s), so a busy machine
+    // makes a test slower, not failed.
+    testTimeout: 300_000,
     hookTimeout: 60_000,
     // Integration tests spawn real `playwright test` processes; 2 cores do not gain from more forks.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

@@ -91,16 +91,28 @@ export function exec(
   timeoutMs = 180_000,
 ): Promise<{ exitCode: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: a run that times out goes with its whole tree (Playwright's workers, a merge's
+    // children), never leaving a worker behind to load the machine for the tests after it.
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => killTree(child.pid), timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ exitCode: code ?? (signal ? 128 : 1), output });
     });
   });
+}
+
+/** Ends a process group started `detached` (its leader and every child), by its leader's pid. */
+export function killTree(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
 }
 
 function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions): string {

@@ -252,7 +252,7 @@ describe("Zephyr's ZQL search index (live)", () => {
   });
 });
 
-describe.each(['live', 'merge'] as const)('the issue scenario (%s)', (mode) => {
+describe.each(['live'] as const)('the issue scenario (%s)', (mode) => {
   it('former host 301 + mixed generation + devise-style errors + include=scenario linkage: exact, once, no more calls than plain', async () => {
     const plain = await recorded('cucumberstudio', () => publishCsSuite(`plain ${mode}`, currentHost(), mode));
     const production = { generationAnswer: 'mixed', seed: 1, errorBodyStyle: 'devise', deviseAuthErrors: true };

@@ -14,7 +14,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RunSummary } from '../../src/model';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { csRun, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';
 
 let sandbox: RunningSandbox;
@@ -284,7 +284,7 @@ function recordedBy(outcomes: Record<string, string>): Record<string, string[]> 
   return Object.fromEntries(Object.entries(outcomes).map(([t, o]) => [t, o === 'never ran' ? [] : [o]]));
 }
 
-describe.each(MODES)('globalTimeout mid-run (%s)', (mode) => {
+describe.each(['live'] as const)('globalTimeout mid-run (%s)', (mode) => {
   it('the test it cuts short is interrupted (BLOCKED, worst over its key), not skipped; a test it never started is not invented', async () => {
     const name = `global timeout ${mode}`;
     const run = await runPlaywright({
@@ -296,8 +296,9 @@ test('never starts', { tag: '@PROJ-73' }, () => {});`,
       },
       env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name },
       workers: 1,
-      // Long enough for the worker to start the first tests on a loaded machine; the hanging one never ends.
-      args: ['--global-timeout=8000'],
+      // Playwright's global timeout is wall time from the run's start: 20 s leaves a machine 2-3 times slower than a
+      // quiet one room to start the worker and pass the first test; the hanging one never ends.
+      args: ['--global-timeout=20000'],
       mode,
     });
     if (mode === 'live') expect(run.exitCode, run.output).not.toBe(0);

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { allFileText, MODES, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { allFileText, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { bulkSuite } from './suites';
 
 let sandbox: RunningSandbox;
@@ -16,7 +16,7 @@ afterAll(async () => {
 const N = 60;
 const expected = Object.fromEntries(Array.from({ length: N }, (_, i) => [`PROJ-${i + 101}`, (i + 1) % 10 === 0 ? 2 : 1]));
 
-describe.each(MODES)('Zephyr under faults (%s)', (mode) => {
+describe.each(['live'] as const)('Zephyr under faults (%s)', (mode) => {
   it('20 % errorCode 104, 5 % applied-then-500 and a rate limit: exact state, no duplicates', async () => {
     const name = `faults ${mode}`;
     sandbox.setFaults('zephyr', { faultRate: 0.2, appliedFaultRate: 0.05, rateLimit: { count: 15, windowMs: 1000 } });
@@ -34,7 +34,7 @@ describe.each(MODES)('Zephyr under faults (%s)', (mode) => {
   });
 });
 
-describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
+describe.each(['live'] as const)('Zephyr down for the whole run (%s)', (mode) => {
   it('keeps 100 % in the outbox; replay sends it exactly; a second replay changes nothing', async () => {
     const name = `outage ${mode}`;
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
@@ -81,7 +81,7 @@ describe.each(MODES)('Zephyr down for the whole run (%s)', (mode) => {
   });
 });
 
-describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
+describe.each(['live'] as const)('Zephyr bad credentials and bad keys (%s)', (mode) => {
   it('a wrong secret gives one clear line within the run, and does not fail it', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', ZEPHYR_CYCLE_NAME: 'wrong secret' };
     const run = await runPlaywright({
@@ -99,7 +99,7 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     expect(outboxFiles(run.outboxDir)).toHaveLength(1);
   });
 
-  it.runIf(mode === 'live')('failOnPublishError turns a publish failure into a failed run', async () => {
+  it('failOnPublishError turns a publish failure into a failed run', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', PW_TMS_FAIL_ON_ERROR: '1' };
     const run = await runPlaywright({
       files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
@@ -109,7 +109,7 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     expect(run.output).toContain('failOnPublishError');
   });
 
-  it.runIf(mode === 'live')('a base URL without the context path names ZEPHYR_BASE_URL and the /connect root', async () => {
+  it('a base URL without the context path names ZEPHYR_BASE_URL and the /connect root', async () => {
     const env = { ...sandbox.env() };
     env.ZEPHYR_BASE_URL = env.ZEPHYR_BASE_URL.replace(/\/connect$/, '');
     const run = await runPlaywright({
@@ -120,7 +120,7 @@ describe.each(MODES)('Zephyr bad credentials and bad keys (%s)', (mode) => {
     expect(run.output).toMatch(/Zephyr has no GET .*\(404.*ZEPHYR_BASE_URL \(zephyr\.baseUrl\).*\/connect/);
   });
 
-  it.runIf(mode === 'live')('a request changed on its way (a proxy adding to the query) gives the qsh hint', async () => {
+  it('a request changed on its way (a proxy adding to the query) gives the qsh hint', async () => {
     // The service recomputes the qsh from the request it receives: any rewrite breaks the signature.
     const target = new URL(sandbox.origin);
     const proxy = createServer((req, res) => {
