@@ -211,3 +211,40 @@ describe('CucumberStudio target: reuse and racing shards', () => {
     expect(Object.values(lastResults(fake, first.runId))).toEqual([['passed'], ['failed']]);
   });
 });
+
+describe('CucumberStudio target: the end looks at the run afresh', () => {
+  /** Scenario 7 has 3 rows; the listings the results went by showed row a only (rows b and c were still being made). */
+  async function rowAOnly() {
+    const fake = new FakeCs({ linkage: true, datasets: { 7: 3 } });
+    const rowA = (ts: FakeTest[]) => ts.slice(0, 1);
+    fake.listScript = [rowA, rowA];
+    const target = makeTarget(fake);
+    const { id } = await target.begin({ knownKeys: ['7'] });
+    const result = await target.publish([item(7, 'failed')]);
+    expect(Object.values(lastResults(fake, Number(id)))).toEqual([['failed'], [], []]);
+    return { fake, target, result, runId: Number(id) };
+  }
+
+  it('rows generated after the result went out get it before the read-back, which then matches', async () => {
+    const { fake, target, result, runId } = await rowAOnly();
+    const report = await target.verify(result.done);
+    expect(Object.values(lastResults(fake, runId))).toEqual([['failed'], ['failed'], ['failed']]);
+    expect(report).toMatchObject({ ok: true, containerStatus: 'failed 3' });
+    await target.close();
+  });
+
+  it('a row that got no result fails the read-back by name (compared with the run now, not with what was posted)', async () => {
+    const { fake, target, result, runId } = await rowAOnly();
+    const [, b, c] = fake.runs.get(runId)!.tests;
+    fake.refusePost = (testId) => (testId === b.id || testId === c.id ? { status: 422, text: '{"errors":[{"title":"no"}]}' } : undefined);
+    const report = await target.verify(result.done);
+    expect(report.ok).toBe(false);
+    expect(report.details.join('\n')).toContain(
+      `scenario 7: 2 of its 3 tests in test run ${runId} have no result from this run (tests ${b.id}, ${c.id})`,
+    );
+    expect(report.details[0]).toMatch(
+      new RegExp(`^scenario 7: its result could not be sent to tests ${b.id}, ${c.id} of test run ${runId}`),
+    );
+    await target.close();
+  });
+});

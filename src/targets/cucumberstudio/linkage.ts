@@ -175,3 +175,28 @@ export async function waitForTests(
   }
   return { listed, ready };
 }
+
+/**
+ * One listing of the run as it is now (the end's fresh look): a 423 or a passing failure is waited out like
+ * in waitForTests, the first 200 is taken as it is. Throws when none came within the timeout.
+ */
+export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o: PollOptions): Promise<T> {
+  const now = o.now ?? Date.now;
+  let answer: { value: T } | undefined;
+  let lastProblem: unknown;
+  await pollUntil(async () => {
+    try {
+      answer = { value: await list() };
+      return { done: true };
+    } catch (error) {
+      if (classify(error).kind === 'fatal') throw error;
+      lastProblem = error;
+      return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
+    }
+  }, o);
+  if (!answer)
+    throw new Error(
+      `test run ${runId}: no listing of its tests within ${Math.round(o.timeoutMs / 1000)} s (last answer: ${(lastProblem as Error | undefined)?.message ?? 'none'})`,
+    );
+  return answer.value;
+}
