@@ -92,7 +92,9 @@ describe('CucumberStudio fidelity (live)', () => {
     );
     expect(requests).toBe(log.length);
     expect(uploads).toBe(run.summary!.targets.cucumberstudio!.attachments?.uploaded ?? 0);
-    expect(requests - polls - uploads).toBe(linkage ? 14 : 17); // project, run list x2, create, 9 posts, verify (+ scenario list and 2 lookups)
+    // project, run list x2, create, 9 posts (+ scenario list and 2 lookups); the read-back is one test-list read (in polls)
+    expect(requests - polls - uploads).toBe(linkage ? 13 : 16);
+    expect(log.filter((e) => e.target.includes('show_step_statuses=true'))).toHaveLength(1);
   });
 
   it('a short 200 list (fewer tests than asked) is waited out like a 423, then every test gets its result', async () => {

@@ -154,7 +154,22 @@ export class FakeCs {
         const scripted = this.listScript.shift()?.(run.tests) ?? run.tests;
         if (!Array.isArray(scripted)) return { ...scripted, headers: {}, durationMs: 1 };
         const linkage = this.o.linkage === true && q.get('include') === 'scenario';
-        return answer(200, { data: scripted.map((t) => this.testResource(t, linkage)) });
+        if (q.get('show_step_statuses') !== 'true') return answer(200, { data: scripted.map((t) => this.testResource(t, linkage)) });
+        // With each test's last result: `last-result` linkage and the results in `included`.
+        const lastId = (t: FakeTest) => (t.results.length ? `${t.id}.${t.results.length}` : undefined);
+        const data = scripted.map((t) => {
+          const r = this.testResource(t, linkage);
+          const id = lastId(t);
+          return { ...r, relationships: { ...r.relationships, 'last-result': { data: id ? { type: 'test-results', id } : null } } };
+        });
+        const included = scripted
+          .filter((t) => t.results.length)
+          .map((t) => ({
+            type: 'test-results',
+            id: lastId(t),
+            attributes: { status: t.results.at(-1)!.status, 'test-snapshot-id': t.id },
+          }));
+        return answer(200, { data, included });
       }
       const t = (m = rest.match(/^\/test_snapshots\/(\d+)(.*)$/)) ? run.tests.find((x) => x.id === Number(m![1])) : undefined;
       if (!t) return answer(404, { errors: [{ detail: 'not found' }] });

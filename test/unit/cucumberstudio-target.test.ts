@@ -32,7 +32,10 @@ describe('CucumberStudio target: attribution', () => {
     expect(Object.keys(byScenario).filter((k) => k.startsWith('11/'))).toHaveLength(1);
     expect(fake.count('GET /scenarios')).toBe(0); // neither the whole list nor single scenarios
     expect(fake.log.filter((l) => /test_snapshots\/\d+\?include=scenario/.test(l))).toEqual([]); // no per-test lookups
-    expect(fake.log.filter((l) => l.includes('/test_snapshots?'))).toEqual([`GET /test_runs/${runId}/test_snapshots?include=scenario`]);
+    // Twice: a list is final once two listings agree.
+    expect(fake.log.filter((l) => l.includes('/test_snapshots?include=scenario'))).toEqual(
+      Array(2).fill(`GET /test_runs/${runId}/test_snapshots?include=scenario`),
+    );
     expect((await target.verify(result.done)).ok).toBe(true);
   });
 
@@ -69,8 +72,18 @@ describe('CucumberStudio target: readiness of the run tests', () => {
     fake.listScript = [locked, locked, locked];
     const { result, runId } = await publishAll(fake, [1, 2]);
     expect(result.done.map((i) => i.key)).toEqual(['1', '2']);
-    expect(fake.count(`GET /test_runs/${runId}/test_snapshots?`)).toBe(4);
+    expect(fake.count(`GET /test_runs/${runId}/test_snapshots?`)).toBe(5); // 3 × 423, the list, the list again (unchanged)
     expect(fake.count(`GET /test_runs/${runId}`) - fake.count(`GET /test_runs/${runId}/`)).toBe(0);
+  });
+
+  it('a first listing that already holds a test of every scenario but only row a of a dataset scenario: not taken as final', async () => {
+    const fake = new FakeCs({ linkage: true, datasets: { 7: 3 } });
+    const rowA = (ts: FakeTest[]) => ts.filter((t) => t.scenarioId !== 7 || t.id === ts.find((x) => x.scenarioId === 7)!.id);
+    fake.listScript = [rowA];
+    const { result, runId } = await publishAll(fake, [1, 7]);
+    expect(result.failed).toEqual([]);
+    // Rows b and c of scenario 7 got their result too.
+    expect(Object.values(lastResults(fake, runId))).toEqual([['passed'], ['passed'], ['passed'], ['passed']]);
   });
 
   it('a truncated JSON 200 surfaces at once with its own message (not polled to the timeout as a 423)', async () => {
@@ -196,5 +209,42 @@ describe('CucumberStudio target: reuse and racing shards', () => {
     const again = await replay.publish([item(1), item(2, 'failed')]);
     expect(again.done.map((i) => i.key)).toEqual(['1', '2']);
     expect(Object.values(lastResults(fake, first.runId))).toEqual([['passed'], ['failed']]);
+  });
+});
+
+describe('CucumberStudio target: the end looks at the run afresh', () => {
+  /** Scenario 7 has 3 rows; the listings the results went by showed row a only (rows b and c were still being made). */
+  async function rowAOnly() {
+    const fake = new FakeCs({ linkage: true, datasets: { 7: 3 } });
+    const rowA = (ts: FakeTest[]) => ts.slice(0, 1);
+    fake.listScript = [rowA, rowA];
+    const target = makeTarget(fake);
+    const { id } = await target.begin({ knownKeys: ['7'] });
+    const result = await target.publish([item(7, 'failed')]);
+    expect(Object.values(lastResults(fake, Number(id)))).toEqual([['failed'], [], []]);
+    return { fake, target, result, runId: Number(id) };
+  }
+
+  it('rows generated after the result went out get it before the read-back, which then matches', async () => {
+    const { fake, target, result, runId } = await rowAOnly();
+    const report = await target.verify(result.done);
+    expect(Object.values(lastResults(fake, runId))).toEqual([['failed'], ['failed'], ['failed']]);
+    expect(report).toMatchObject({ ok: true, containerStatus: 'failed 3' });
+    await target.close();
+  });
+
+  it('a row that got no result fails the read-back by name (compared with the run now, not with what was posted)', async () => {
+    const { fake, target, result, runId } = await rowAOnly();
+    const [, b, c] = fake.runs.get(runId)!.tests;
+    fake.refusePost = (testId) => (testId === b.id || testId === c.id ? { status: 422, text: '{"errors":[{"title":"no"}]}' } : undefined);
+    const report = await target.verify(result.done);
+    expect(report.ok).toBe(false);
+    expect(report.details.join('\n')).toContain(
+      `scenario 7: 2 of its 3 tests in test run ${runId} have no result from this run (tests ${b.id}, ${c.id})`,
+    );
+    expect(report.details[0]).toMatch(
+      new RegExp(`^scenario 7: its result could not be sent to tests ${b.id}, ${c.id} of test run ${runId}`),
+    );
+    await target.close();
   });
 });

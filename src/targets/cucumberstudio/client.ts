@@ -172,9 +172,11 @@ export class CucumberStudioClient {
    * `data[].relationships.scenario.data.id`, the one-call way from tests to scenarios (field evidence);
    * a service that ignores it answers the plain list, and the caller falls back to names.
    */
-  async listTestsOnce(runId: number): Promise<JsonApiDocument> {
+  async listTestsOnce(runId: number, withResults = false): Promise<JsonApiDocument> {
+    // `show_step_statuses=true`: each test's last result too (the read-back's fresh look at the run).
+    const query = withResults ? '?include=scenario&show_step_statuses=true' : '?include=scenario';
     return expectList(
-      await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots?include=scenario`),
+      await this.exchange('test_snapshots/list', 'GET', `/test_runs/${runId}/test_snapshots${query}`),
       `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/test_snapshots`,
     );
   }

@@ -113,10 +113,13 @@ export interface Readiness {
 
 /**
  * Polls the test list until every awaited scenario (wanted, requested from this run, existing) has its
- * tests. "Not ready" is a 423 (documented) or a 200 with fewer tests than asked (field evidence): both
- * are waited out alike; the run's `statuses` are never used. Once a list has been seen short, the list is
- * of the growing kind: it is taken only after one more read shows it unchanged (a scenario with datasets
- * has several tests, which need not appear at once). Any other failure (truncated JSON, 4xx) surfaces at once.
+ * tests and the list is final. "Not ready" is a 423 (documented) or a 200 with fewer tests than asked
+ * (field evidence): both are waited out alike; the run's `statuses` are never used. A list is final only
+ * when two 200 listings in a row show the same tests, whatever the first one showed: a scenario with
+ * datasets has one test per row, generated one by one, so a first listing that lands half-way already
+ * holds a test for every scenario (row a) while rows b and c are still to come. A 423 between two listings
+ * breaks the row (the service said it was still generating). Costs one list call more than the first
+ * complete listing. Any other failure (truncated JSON, 4xx) surfaces at once.
  */
 export async function waitForTests(
   {
@@ -130,8 +133,9 @@ export async function waitForTests(
 ): Promise<Readiness> {
   const now = o.now ?? Date.now;
   let listed = false;
-  let sawShort = false;
+  /** Fingerprint of the latest 200 listing, and how many 200 listings in a row have shown it. */
   let previous: string | undefined;
+  let inARow = 0;
   let changedAt = now();
   let lastProblem: unknown;
   const lacking = () => [...todo].filter((id) => run.requested.has(id) && !run.absent.has(id) && index.testsOf(id).length === 0);
@@ -142,6 +146,7 @@ export async function waitForTests(
     } catch (error) {
       if (classify(error).kind === 'fatal') throw error;
       lastProblem = error;
+      inARow = 0;
       return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
     }
     await index.update(tests, todo);
@@ -149,17 +154,14 @@ export async function waitForTests(
     const print = index.fingerprint();
     const changed = print !== previous;
     previous = print;
+    inARow = changed ? 1 : inARow + 1;
     if (changed) changedAt = now();
     let short = lacking();
     if (short.length && !changed && now() - changedAt >= (o.settleMs ?? 5_000)) {
       await run.checkExistence(short);
       short = lacking();
     }
-    if (short.length) {
-      sawShort = true;
-      return { done: false };
-    }
-    return { done: !sawShort || !changed };
+    return { done: !short.length && inARow >= 2 };
   }, o);
   if (!listed) {
     const why =
@@ -172,4 +174,29 @@ export async function waitForTests(
     );
   }
   return { listed, ready };
+}
+
+/**
+ * One listing of the run as it is now (the end's fresh look): a 423 or a passing failure is waited out like
+ * in waitForTests, the first 200 is taken as it is. Throws when none came within the timeout.
+ */
+export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o: PollOptions): Promise<T> {
+  const now = o.now ?? Date.now;
+  let answer: { value: T } | undefined;
+  let lastProblem: unknown;
+  await pollUntil(async () => {
+    try {
+      answer = { value: await list() };
+      return { done: true };
+    } catch (error) {
+      if (classify(error).kind === 'fatal') throw error;
+      lastProblem = error;
+      return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
+    }
+  }, o);
+  if (!answer)
+    throw new Error(
+      `test run ${runId}: no listing of its tests within ${Math.round(o.timeoutMs / 1000)} s (last answer: ${(lastProblem as Error | undefined)?.message ?? 'none'})`,
+    );
+  return answer.value;
 }

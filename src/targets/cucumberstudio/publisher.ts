@@ -15,9 +15,10 @@ import {
 import { withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient } from './client';
-import { TestIndex, waitForTests, type ReadyOptions } from './linkage';
+import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './linkage';
+import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back';
 import { RunLifecycle } from './run-lifecycle';
-import { ResultWriter } from './results';
+import { ResultWriter, type ResultInput } from './results';
 import { ScenarioNames, toSnapshot } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
@@ -163,30 +164,22 @@ export class CucumberStudioTarget implements Target {
     return run ? `${this.cfg.baseUrl}/projects/${this.cfg.projectId}/test-runs/${run.id}` : undefined;
   }
 
+  /**
+   * The end's fresh look at the run (one listing with each test's last result): a scenario's rows the service
+   * generated after its result went out get it now, then the run as it is now is compared with what was sent
+   * (never with what was posted: a row nobody posted to must show).
+   */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
-    const run = asArray((await this.client.getRun(Number(this.run.require().id))).data)[0];
-    const counters = (run?.attributes?.statuses ?? {}) as Record<string, number>;
-    // The service fills the counters later (they stay {} for a while, also after a description update):
-    // absent counters are "not checked yet", not a mismatch.
-    if (!Object.keys(counters).length)
-      return { ok: true, details: ['run counters not available yet (the service updates them later); not checked'] };
-    const expected = new Map<string, number>();
-    for (const item of sent) {
-      const n = this.posted.get(String(item.key))?.length ?? this.bySnapshot.get(Number(item.key))?.length ?? 1;
-      expected.set(String(item.status), (expected.get(String(item.status)) ?? 0) + n);
-    }
-    const details: string[] = [];
-    for (const [status, n] of expected)
-      if ((counters[status] ?? 0) < n) details.push(`${status}: run counters show ${counters[status] ?? 0}, expected at least ${n}`);
-    const shown = Object.entries(counters)
-      .filter(([, v]) => v > 0)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-    return {
-      ok: details.length === 0,
-      details: details.length ? details : [`run counters match the ${sent.length} published results`],
-      containerStatus: shown || undefined,
-    };
+    const runId = Number(this.run.require().id);
+    const wanted = new Set(sent.map((i) => Number(i.key)));
+    const testsOf = (id: number) => this.index.testsOf(id);
+    const since = this.o.since;
+    let tests = await this.freshListing(runId, wanted);
+    const post = (testId: string, input: ResultInput) => this.results.post(runId, testId, input);
+    const filled = await fillNewRows({ runId, sent, tests, testsOf, since, posted: this.posted, post });
+    for (const item of sent) if (testsOf(Number(item.key)).length) this.bySnapshot.set(Number(item.key), testsOf(Number(item.key)));
+    if (filled.tried) tests = await this.freshListing(runId, wanted);
+    return readBack({ runId, sent, tests, testsOf, since, problems: filled.problems, posted: this.posted });
   }
 
   async check(): Promise<CheckLine[]> {
@@ -234,6 +227,17 @@ export class CucumberStudioTarget implements Target {
 
   close(): Promise<void> {
     return this.run.settled().finally(() => this.lane.close());
+  }
+
+  private async freshListing(runId: number, wanted: ReadonlySet<number>): Promise<ListedTest[]> {
+    const doc = await listWhenServed(runId, () => this.client.listTestsOnce(runId, true), {
+      timeoutMs: this.cfg.snapshotTimeoutMs,
+      ...this.o.wait,
+    });
+    const tests = listedTests(doc);
+    for (const t of tests) if (t.stepCount !== undefined) this.results.stepCounts.set(t.id, t.stepCount);
+    await this.index.update(tests, wanted);
+    return tests;
   }
 
   /**

@@ -12,6 +12,12 @@ export const STATUS_AUTHOR = 'playwright-tms-reporter';
  */
 const CLOCK_LEEWAY_MS = 60_000;
 
+/** A result's `created-at` from before `since` (with the clock leeway): an earlier run's result. */
+export function olderThan(createdAt: unknown, since: number | undefined): boolean {
+  const at = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
+  return since !== undefined && !Number.isNaN(at) && at < since - CLOCK_LEEWAY_MS;
+}
+
 export interface ResultInput {
   status: string;
   description: string;
@@ -120,8 +126,7 @@ export class ResultWriter {
    * result in a reused run, however alike. Without a date, alike is all there is to go by.
    */
   private isOlder(createdAt: unknown): boolean {
-    const at = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
-    return this.since !== undefined && !Number.isNaN(at) && at < this.since - CLOCK_LEEWAY_MS;
+    return olderThan(createdAt, this.since);
   }
 
   private async lastResult(runId: number, testId: string) {
