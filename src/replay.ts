@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { resolveConfig, type ResolvedConfig, type TargetOverride } from './config';
-import { Outbox, type Journal } from './engine/outbox';
+import { JOURNAL_VERSION, Outbox, type Journal } from './engine/outbox';
 import { PublishRun, type PublishRunOptions } from './engine/run';
 import type { Env } from './kit/config-fields';
 import { acquireJournalLockWatching, type WatchingLockOptions } from './kit/journal-lock';
@@ -71,7 +71,13 @@ export async function replay(
     try {
       // Read only now, under the lock: whoever held it may have sent more, or finished and deleted it.
       if (!fs.existsSync(file)) continue;
-      const journal = Outbox.parse(file, definitions);
+      const journal = Outbox.parse(file);
+      if (journal.version !== undefined && journal.version !== JOURNAL_VERSION) {
+        // Its lines may not mean what this version's do (a CI artifact replayed with another version of the package).
+        printer.error(`${file}: journal version ${journal.version}, written by another version of this package; kept, not replayed`);
+        result.unsent += Math.max(1, journal.records.length);
+        continue;
+      }
       if (journal.damaged)
         printer.error(`${file}: ${journal.damaged} line(s) could not be read (cut short by a killed process, or damaged) and are left out`);
       const pending = Object.keys(journal.targets).filter((t) => !journal.complete.has(t));

@@ -1,6 +1,6 @@
 /**
- * The outbox journal on disk: its lines, and how replay reads one back (this version or version 1). A journal
- * moved elsewhere (an outbox replayed on another machine) finds the files beside it where it is now.
+ * The outbox journal on disk: its lines, and how replay reads one back. A journal moved elsewhere (an outbox
+ * replayed on another machine) finds the files beside it where it is now.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,27 +8,15 @@ import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
 import type { AttachmentRef, TargetId, TestRecord } from '../model';
 
-/** Version 1 (before targets were generic): fixed destination fields, keys in per-service fields. */
-interface V1Meta {
-  projectId: number;
-  versionId?: number;
-  containerName: string;
-  containerId?: string;
-}
-
-/** How a journal's version-1 lines are read: which record field held each target's keys. */
-export interface LegacyKeys {
-  readonly id: string;
-  readonly legacyKeysField?: string;
-}
+/** The version this package writes and replays; a journal of another version is kept, not replayed. */
+export const JOURNAL_VERSION = 2;
 
 /** A confirmed item: key, status, and (since v2) the fingerprint of status + comment. */
 export type DoneItem = [key: string, status: number | string, fingerprint?: string];
 
 /** One line of a journal (one JSON object). */
 export type JournalLine =
-  | { t: 'meta'; v: 2; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
-  | { t: 'meta'; v: 1; runId: string; createdAt: string; targets: Record<TargetId, V1Meta> }
+  | { t: 'meta'; v: number; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
   | { t: 'test'; rec: TestRecord }
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: DoneItem[] }
@@ -48,6 +36,8 @@ export interface Journal {
   runId: string;
   /** When its run began writing it (ISO time; empty for a journal without a head). */
   createdAt: string;
+  /** Its head's version (absent for a journal without a head). */
+  version?: number;
   /** Lines that could not be read (cut short by a killed process, or damaged since). */
   damaged: number;
   /** Targets whose container the run found or made (the others only name what the run was configured with). */
@@ -63,8 +53,8 @@ export interface Journal {
   refused: Map<TargetId, Map<string, string>>;
 }
 
-/** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
-export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journal {
+/** Reads a journal back (replay checks `version` before it uses what was read). */
+export function parseJournal(file: string): Journal {
   const journal: Journal = {
     file,
     runId: path.basename(file, '.jsonl'),
@@ -100,13 +90,8 @@ export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journ
       journal.damaged++; // a line cut short by a killed process
       continue;
     }
-    if (line.t === 'meta')
-      Object.assign(journal, {
-        runId: line.runId,
-        createdAt: line.createdAt,
-        targets: line.v === 1 ? fromV1Meta(line.targets) : line.targets,
-      });
-    else if (line.t === 'test') byTest.set(line.rec.testId, line.rec.keys ? line.rec : fromV1Record(line.rec, legacy));
+    if (line.t === 'meta') Object.assign(journal, { runId: line.runId, createdAt: line.createdAt, version: line.v, targets: line.targets });
+    else if (line.t === 'test') byTest.set(line.rec.testId, line.rec);
     else if (line.t === 'container') {
       const meta = journal.targets[line.target];
       if (meta) meta.containerId = line.id;
@@ -135,27 +120,4 @@ export function parseJournal(file: string, legacy: readonly LegacyKeys[]): Journ
   };
   journal.records = [...byTest.values()].map((r) => (r.attachments ? { ...r, attachments: r.attachments.map(moved) } : r));
   return journal;
-}
-
-function fromV1Meta(targets: Record<string, V1Meta>): Record<string, JournalTargetMeta> {
-  const out: Record<string, JournalTargetMeta> = {};
-  for (const [id, m] of Object.entries(targets)) {
-    const settings: Record<string, unknown> = {};
-    // v1 wrote projectId 0 for a target whose settings were invalid: nothing to carry over then.
-    if (m.projectId) settings.projectId = m.projectId;
-    if (m.projectId && m.versionId !== undefined) settings.versionId = m.versionId;
-    out[id] = { settings, containerName: m.containerName, containerId: m.containerId };
-  }
-  return out;
-}
-
-function fromV1Record(rec: TestRecord, legacy: readonly LegacyKeys[]): TestRecord {
-  const old = rec as unknown as Record<string, unknown>;
-  const keys: Record<string, string[]> = {};
-  for (const t of legacy) {
-    const v = t.legacyKeysField ? old[t.legacyKeysField] : undefined;
-    if (Array.isArray(v) && v.length) keys[t.id] = v.map(String);
-  }
-  const { testId, title, outcome, error, attempts } = rec;
-  return { testId, title, keys, outcome, error, attempts };
 }

@@ -6,10 +6,10 @@ import type { Rewrite } from '../http/redirects';
 import { acquireJournalLock } from '../kit/journal-lock';
 import type { JournalTargetMeta } from '../kit/target';
 import type { PlanItem, TargetId, TestRecord } from '../model';
-import { parseJournal, type DoneItem, type Journal, type JournalLine, type LegacyKeys } from './journal-file';
+import { JOURNAL_VERSION, parseJournal, type DoneItem, type Journal, type JournalLine } from './journal-file';
 import { isText, withExtension } from './uploads';
 
-export type { DoneItem, Journal, LegacyKeys } from './journal-file';
+export { JOURNAL_VERSION, type DoneItem, type Journal } from './journal-file';
 
 /** What the service holds for a key: its status, comment and step statuses (a change in either is a change). */
 export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>): string {
@@ -82,7 +82,7 @@ export class Outbox {
       if (lock.acquired) this.releaseLock = lock.release;
       const head: JournalLine = {
         t: 'meta',
-        v: 2,
+        v: JOURNAL_VERSION,
         runId: path.basename(this.file, '.jsonl'),
         createdAt: new Date().toISOString(),
         targets: this.meta,
@@ -228,12 +228,12 @@ export class Outbox {
   }
 
   /** Reads every journal in a directory (oldest first). Unreadable lines are skipped, not fatal. */
-  static load(dir: string, legacy: readonly LegacyKeys[]): Journal[] {
-    return Outbox.list(dir).map((f) => Outbox.parse(f, legacy));
+  static load(dir: string): Journal[] {
+    return Outbox.list(dir).map((f) => Outbox.parse(f));
   }
 
-  /** Reads a journal of this version or of version 1 (`legacy` says where v1 kept each target's keys). */
-  static parse(file: string, legacy: readonly LegacyKeys[]): Journal {
-    return parseJournal(file, legacy);
+  /** Reads a journal back (replay checks `version` before it uses what was read). */
+  static parse(file: string): Journal {
+    return parseJournal(file);
   }
 }

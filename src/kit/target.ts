@@ -210,8 +210,6 @@ export interface TargetDefinition<C = unknown> extends KeySource {
   secrets(options: Record<string, unknown>, env: Env): string[];
   /** Keys a Playwright test maps to in this service (empty = not mapped). */
   keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
-  /** Field that held this target's keys in version-1 journals. */
-  readonly legacyKeysField?: string;
   /** What the journal keeps so that replay lands in the same place. */
   journalMeta(config: Readonly<C>): JournalTargetMeta;
   create(config: Readonly<C>, deps: TargetDeps): Target;

@@ -130,6 +130,32 @@ it('a journal its run completed after giving up on it (work past publishTimeout)
   }
 });
 
+it('a journal of another version (a CI artifact replayed with another version of the package) is kept, not replayed', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-version-'));
+  try {
+    const file = path.join(dir, 'run-v3.jsonl');
+    const lines = [
+      {
+        t: 'meta',
+        v: 3,
+        runId: 'run-v3',
+        createdAt: new Date().toISOString(),
+        targets: { zephyr: { settings: { projectId: 10000 }, containerName: 'v3' } },
+      },
+      { t: 'test', rec: { testId: 't1', title: 'a', keys: { zephyr: ['PROJ-1'] }, outcome: 'passed', attempts: 1 } },
+    ];
+    fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const before = sandbox.stats().zephyr.requests;
+    const replayed = await runReplay(dir, sandbox.env());
+    expect(replayed.exitCode, replayed.output).not.toBe(0);
+    expect(replayed.output).toContain('journal version 3, written by another version of this package; kept, not replayed');
+    expect(fs.readdirSync(dir)).toEqual(['run-v3.jsonl']);
+    expect(sandbox.stats().zephyr.requests).toBe(before);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('an outbox copied from a run killed on another machine (its lock inside) is replayed, after a watch for a sign of life', async () => {
   // SIGTERM leaves the run's lock beside its journal; the CI artifact carries it to another runner, where
   // it is downloaded with a fresh mtime. Nobody touches it there: the replay takes it over and sends.

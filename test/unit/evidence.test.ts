@@ -218,6 +218,12 @@ describe('upload names', () => {
     expect(withExtension('trace', 'application/zip')).toBe('trace.zip');
     expect(withExtension('a b/c', 'text/plain')).toBe('a_b_c.txt');
     expect(withExtension('blob', 'application/x-unknown')).toBe('blob');
+    // Any registered type, not only the few Playwright itself attaches (an SVG chart, a PDF export, a CSV dump).
+    expect(withExtension('chart', 'image/svg+xml')).toBe('chart.svg');
+    expect(withExtension('export', 'application/pdf')).toBe('export.pdf');
+    expect(withExtension('rows', 'Text/CSV; charset=utf-8')).toBe('rows.csv');
+    expect(withExtension('photo', 'image/jpeg')).toBe('photo.jpg');
+    expect(withExtension('notes', 'text/markdown')).toBe('notes.md');
     // Long names are cut to 120 characters, extension kept.
     expect(withExtension(`${'x'.repeat(400)}.png`, 'image/png')).toBe(`${'x'.repeat(116)}.png`);
     expect(withExtension('y'.repeat(400), 'application/zip')).toBe(`${'y'.repeat(116)}.zip`);

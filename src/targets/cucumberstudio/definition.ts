@@ -18,7 +18,6 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
   envPrefix: 'CUCUMBERSTUDIO',
   enableHint: 'CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN',
   command: 'test-run',
-  legacyKeysField: 'scenarioIds',
   optionKeys: OPTION_KEYS,
   readConfig: readCucumberStudioConfig,
   secrets: cucumberStudioSecrets,

@@ -23,7 +23,6 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   envPrefix: 'ZEPHYR',
   enableHint: 'ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY',
   command: 'cycle',
-  legacyKeysField: 'zephyrKeys',
   optionKeys: OPTION_KEYS,
   readConfig: readZephyrConfig,
   secrets: zephyrSecrets,
