@@ -16,11 +16,12 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-/** A flaky test (fails, then passes on its retry) and a failing one. */
+/** A flaky test (fails, then passes on its retry), a failing one and a passing one (3 Zephyr steps each). */
 const SUITE = {
   's.spec.ts': `import { test } from '@playwright/test';
 test('flaky', { tag: '@PROJ-1' }, () => { if (test.info().retry === 0) throw new Error('first try failed'); });
-test('broken', { tag: '@PROJ-2' }, () => { throw new Error('broken failed'); });`,
+test('broken', { tag: '@PROJ-2' }, () => { throw new Error('broken failed'); });
+test('fine', { tag: '@PROJ-3' }, () => {});`,
 };
 
 const zephyrEnv = () => Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => k.startsWith('ZEPHYR_')));
@@ -45,6 +46,13 @@ function executions(name: string): Record<string, [number, string]> {
   return Object.fromEntries(cycles[0].executions.map((e) => [e.issueKey, [e.statusId, e.comment]]));
 }
 
+/** The step results of a key's execution (stepResults `passed`, the default, sets a passed test's to PASS: 1). */
+function stepStatuses(name: string, key: string): number[] {
+  const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
+  const e = cycle.executions.find((x) => x.issueKey === key) as unknown as { stepResults: Array<{ statusId: number }> };
+  return e.stepResults.map((r) => r.statusId);
+}
+
 describe('replay settings', () => {
   it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
     const name = 'replay settings held back';
@@ -58,8 +66,9 @@ describe('replay settings', () => {
 
     const replayed = await replayIn(run.dir, [run.outboxDir], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
-    // flaky -> WIP as configured (not the default PASS); no failure comment (failureComments: false).
-    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''] });
+    // flaky -> WIP as configured (not the default PASS); no failure comment (failureComments: false); steps untouched (stepResults: 'off').
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
     expect(replayed.output).toContain(
       'Zephyr Squad: the run could not resolve its settings; replaying with those of playwright.config.ts and the environment',
     );
@@ -88,7 +97,8 @@ describe('replay settings', () => {
 
     const replayed = await replayIn(run.dir, [run.outboxDir], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
-    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''] });
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
     expect(replayed.output).toMatch(
       /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, statusMap, failureComments, commentLimit, stepResults\); credentials and the rest from playwright\.config\.ts and the environment/,
     );
@@ -110,7 +120,9 @@ describe('replay settings', () => {
     const replayed = await replayIn(REPO, [run.outboxDir, '--config', file], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
     expect(replayed.output).toContain('statusMap, which the service refused in the run, from');
-    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''] });
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    // stepResults as configured there (the default, `passed`): what 'off' above left untouched is set here.
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
   });
 
   it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
