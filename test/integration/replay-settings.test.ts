@@ -125,6 +125,33 @@ describe('replay settings', () => {
     expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
   });
 
+  it('a config that lists the reporter twice: replay without a folder replays each outbox with its own options', async () => {
+    const names = ['replay settings instance a', 'replay settings instance b'];
+    const [a, b] = names.map((cycleName, i) => ({
+      outboxDir: `outbox-${i}`,
+      zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
+    }));
+    sandbox.setFaults('zephyr', { down: true });
+    let run: RunResult;
+    try {
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3' },
+        options: a,
+        secondReporter: b,
+        retries: 1,
+      });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir)), run.output).toHaveLength(1);
+    const replayed = await replayIn(run.dir, [], zephyrEnv());
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(executions(names[0])).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(executions(names[1])).toEqual({ 'PROJ-1': [4, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir))).toEqual([]);
+  });
+
   it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
     const dir = path.join(REPO, '.tmp');
     fs.mkdirSync(dir, { recursive: true });
