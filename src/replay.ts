@@ -168,9 +168,8 @@ function configFor(
  */
 function settingsLine(label: string, settings: Record<string, unknown>, unresolved: readonly string[], source: string): string {
   const keys = Object.keys(settings);
-  if (!keys.length)
-    return `${label}: the run could not resolve its settings; replaying with those of ${source} (results, cycle / test run and name as the run journaled them)`;
-  const refused = unresolved.length ? `; ${unresolved.join(', ')}, which the service refused in the run, from ${source}` : '';
+  if (!keys.length) return `${label}: the run could not resolve its settings; replaying with those of ${source}`;
+  const refused = unresolved.length ? `; ${unresolved.join(', ')} from ${source} (the service refused the run's)` : '';
   return `${label}: replaying with the run's settings from its journal (${keys.join(', ')})${refused}; credentials and the rest from ${source}`;
 }
 

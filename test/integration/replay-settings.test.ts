@@ -119,7 +119,9 @@ describe('replay settings', () => {
     // From elsewhere (no playwright.config there): the config is named.
     const replayed = await replayIn(REPO, [run.outboxDir, '--config', file], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
-    expect(replayed.output).toContain('statusMap, which the service refused in the run, from');
+    expect(replayed.output).toMatch(
+      /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, failureComments, commentLimit, stepResults\); statusMap from .*playwright\.config\.ts and the environment \(the service refused the run's\)/,
+    );
     expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
     // stepResults as configured there (the default, `passed`): what 'off' above left untouched is set here.
     expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
