@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { baseEnv, exec, outboxFiles, REPO, runPlaywright, testSandbox, zephyrCycles, type RunResult } from './harness';
+import { baseEnv, exec, outboxFiles, REPO, runPlaywright, tempDir, testSandbox, zephyrCycles, type RunResult } from './harness';
 
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 let sandbox: RunningSandbox;
@@ -155,19 +155,13 @@ describe('replay settings', () => {
   });
 
   it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
-    const dir = path.join(REPO, '.tmp');
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(fs.mkdtempSync(path.join(dir, 'broken-config-')), 'playwright.config.ts');
-    try {
-      fs.writeFileSync(file, "export default { reporter: [['dot']], ;\n");
-      const r = await replayIn(path.dirname(file), [], zephyrEnv());
-      expect(r.exitCode).toBe(1);
-      expect(r.output).toMatch(
-        /^\[tms-reporter\] replay: .*playwright\.config\.ts could not be read by Playwright: .*; fix it, or name another with --config FILE$/m,
-      );
-      expect(r.output).not.toMatch(/\n\s+at .+:\d+:\d+/);
-    } finally {
-      fs.rmSync(path.dirname(file), { recursive: true, force: true });
-    }
+    const dir = tempDir('broken-config');
+    fs.writeFileSync(path.join(dir, 'playwright.config.ts'), "export default { reporter: [['dot']], ;\n");
+    const r = await replayIn(dir, [], zephyrEnv());
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(
+      /^\[tms-reporter\] replay: .*playwright\.config\.ts could not be read by Playwright: .*; fix it, or name another with --config FILE$/m,
+    );
+    expect(r.output).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 });
