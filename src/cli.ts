@@ -6,6 +6,8 @@ import { Outbox } from './engine/outbox';
 import { createPrinter } from './output';
 import { replay } from './replay';
 import { check } from './check';
+import { findPlaywrightConfig, readReporterOptions } from './config-file';
+import { redact } from './http/errors';
 import { createContainer } from './container-command';
 import { sandboxCommand } from './sandbox/command';
 import { TARGETS } from './targets';
@@ -17,8 +19,12 @@ const CREATE_LINES = TARGETS.map(
 
 /** Each command's usage lines (`<command> --help` prints its own). */
 const COMMAND_USAGE: Record<string, string> = {
-  replay: `  replay [outboxDir]   send what earlier runs could not send (idempotent); PW_TMS_DRY_RUN=1 prints it instead`,
-  check: `  check                verify credentials and ids from env (read-only); exit 0 when all good`,
+  replay: `  replay [outboxDir] [--config FILE]
+                       send what earlier runs could not send (idempotent), with the settings of the run (its journal),
+                       else of playwright.config (found as Playwright finds it, or FILE); PW_TMS_DRY_RUN=1 prints it instead`,
+  check: `  check [--config FILE]
+                       verify the settings of playwright.config (or FILE) and env against the services (read-only);
+                       exit 0 when all good`,
   ...Object.fromEntries(TARGETS.map((d, i) => [d.command, CREATE_LINES[i]])),
   sandbox: `  sandbox [--port N] [--latency MS] [--fault-rate R] [--applied-fault-rate R] [--rate-limit [SERVICE=]N/SECONDS]
           [--set SERVICE.SETTING=VALUE ...] [--former-host [--former-host-status 301|302|307|308]]
@@ -42,10 +48,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     switch (command) {
       case 'replay':
         return await replayCommand(rest, env);
-      case 'check':
-        // No flags and no arguments: a stray one is named (with the usage), not ignored.
-        parseArgs({ args: rest, options: {} });
-        return await check(env);
+      case 'check': {
+        // Only --config: a stray argument is named (with the usage), not ignored.
+        const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } } });
+        const settings = await settingsOf('check', values.config, env);
+        if ('error' in settings) return 1;
+        return await check(env, undefined, TARGETS, settings.instances, settings.source);
+      }
       case 'sandbox':
         return await sandboxCommand(rest);
       case '--version':
@@ -78,21 +87,71 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { config: { type: 'string', short: 'c' } } });
   if (positionals.length > 1) throw new Error(`replay takes one outbox folder, got ${positionals.length}: ${positionals.join(' ')}`);
-  const config = resolveConfig({ definitions: TARGETS, options: {}, env });
-  const printer = createPrinter(config.secrets, config.debug);
-  if (positionals[0] || env.PW_TMS_OUTBOX_DIR) {
-    const result = await replay(positionals[0] ? path.resolve(positionals[0]) : config.outboxDir, {}, env, printer);
+  const settings = await settingsOf('replay', values.config, env);
+  if ('error' in settings) return 1;
+  const folder = positionals[0] ? path.resolve(positionals[0]) : undefined;
+  // Each instance of the reporter in the config keeps its own outbox, replayed with its own options.
+  const instances = settings.instances.map((options) => ({
+    options,
+    config: resolveConfig({ definitions: TARGETS, options, env, rootDir: rootOf(options) }),
+  }));
+  const printer = createPrinter(
+    [...new Set(instances.flatMap((i) => i.config.secrets))],
+    instances.some((i) => i.config.debug),
+  );
+  if (folder) {
+    const instance = instances.find((i) => i.config.outboxDir === folder) ?? (instances.length === 1 ? instances[0] : undefined);
+    if (!instance) {
+      printer.error(
+        `replay: ${settings.source} lists the reporter ${instances.length} times and none keeps its outbox in ${folder}; name the config of that run with --config FILE`,
+      );
+      return 1;
+    }
+    const result = await replay(folder, instance.options, env, printer, undefined, TARGETS, undefined, settings.source);
     // A folder named on the command line that is not there is a typo, not "nothing to replay".
-    return result.unsent > 0 || (result.missing && positionals[0]) ? 1 : 0;
+    return result.unsent > 0 || result.missing ? 1 : 0;
   }
-  // The default folder, and the one earlier versions used while it still holds journals.
-  const former = path.resolve(FORMER_OUTBOX_DIR);
-  const dirs = [config.outboxDir, ...(Outbox.list(former).length ? [former] : [])];
   let unsent = 0;
-  for (const dir of dirs) unsent += (await replay(dir, {}, env, printer)).unsent;
+  for (const { options, config } of instances) {
+    // The configured folder, and the one earlier versions used while it still holds journals.
+    const former = path.resolve(rootOf(options) ?? '.', FORMER_OUTBOX_DIR);
+    const explicit = !!env.PW_TMS_OUTBOX_DIR || 'outboxDir' in options;
+    const dirs = [config.outboxDir, ...(!explicit && Outbox.list(former).length ? [former] : [])];
+    for (const dir of dirs) unsent += (await replay(dir, options, env, printer, undefined, TARGETS, undefined, settings.source)).unsent;
+  }
   return unsent > 0 ? 1 : 0;
+}
+
+/**
+ * The reporter options `replay` and `check` use: those of the config named by --config, else of the
+ * playwright.config Playwright finds in the working directory, else none (the environment's settings).
+ */
+async function settingsOf(
+  command: string,
+  named: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<{ instances: Array<Record<string, unknown>>; source: string } | { error: string }> {
+  const file = named ? path.resolve(named) : findPlaywrightConfig(process.cwd());
+  if (!file) return { instances: [{}], source: 'the environment (no playwright.config here; --config FILE names one)' };
+  const read = await readReporterOptions(file, env);
+  const shown = path.relative(process.cwd(), file) || file;
+  if ('error' in read) {
+    const redacted = redact(read.error, resolveConfig({ definitions: TARGETS, options: {}, env }).secrets);
+    process.stderr.write(`[tms-reporter] ${command}: ${redacted}; fix it, or name another with --config FILE\n`);
+    return { error: read.error };
+  }
+  if (!read.instances.length) {
+    process.stderr.write(`[tms-reporter] ${command}: ${shown} does not list playwright-tms-reporter; using the environment's settings\n`);
+    return { instances: [{}], source: 'the environment' };
+  }
+  return { instances: read.instances, source: `${shown} and the environment` };
+}
+
+/** Where Playwright's config is (it adds `configDir` to every reporter's options): relative paths are anchored there. */
+function rootOf(options: Record<string, unknown>): string | undefined {
+  return typeof options.configDir === 'string' ? options.configDir : undefined;
 }
 
 async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {

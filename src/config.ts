@@ -20,6 +20,8 @@ export interface ResolvedConfig {
    * replay once the settings are fixed lands there, not in a container named after the replay.
    */
   readonly invalidContainers: Readonly<Record<string, { name: string; id?: string }>>;
+  /** Targets switched off (`zephyr: false`, `ZEPHYR_ENABLED=false`): never sent to, whatever credentials the environment holds. */
+  readonly off: readonly TargetDefinition[];
   /** Every registered target (for messages such as "no target enabled"). */
   readonly definitions: readonly TargetDefinition[];
   readonly outboxDir: string;
@@ -86,8 +88,15 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const invalid: TargetDefinition[] = [];
   const invalidContainers: Record<string, { name: string; id?: string }> = {};
   const secrets: string[] = [];
+  const off: TargetDefinition[] = [];
   for (const definition of definitions) {
     const own = targetOptions(p, opts, definition.optionsKey);
+    if (own === 'off' || switchedOffByEnv(p, env, definition)) {
+      // Redacted all the same: the credentials are still in the environment.
+      secrets.push(...definition.secrets({}, env));
+      off.push(definition);
+      continue;
+    }
     checkUnknownKeys(p, own, definition.optionKeys, `${definition.optionsKey}.`);
     secrets.push(...definition.secrets(own, env));
     if (input.only && !input.only.includes(definition.id)) continue;
@@ -114,6 +123,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     targets: Object.freeze(targets),
     invalid: Object.freeze(invalid),
     invalidContainers: Object.freeze(invalidContainers),
+    off: Object.freeze(off),
     definitions,
     outboxDir: path.resolve(rootDir, outboxDir),
     summaryFile: path.resolve(rootDir, summaryFile),
@@ -131,14 +141,26 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   });
 }
 
-function targetOptions(p: Problems, opts: Record<string, unknown>, key: string): Record<string, unknown> {
+/** A target's options object; `false` switches the target off (`true`: on as usual, when credentials are present). */
+function targetOptions(p: Problems, opts: Record<string, unknown>, key: string): Record<string, unknown> | 'off' {
   const v = opts[key];
-  if (v === undefined || v === null) return {};
+  if (v === false) return 'off';
+  if (v === undefined || v === null || v === true) return {};
   if (!isPlainObject(v)) {
-    p.add(key, undefined, 'expected an object; ignored');
+    p.add(key, undefined, `expected an object, or false to switch it off; ignored`);
     return {};
   }
   return v;
+}
+
+/**
+ * `<PREFIX>_ENABLED=false` (or 0/no/off): the CI's way to switch a service off without editing the config,
+ * when its credentials are in the environment (an organisation-wide secret).
+ */
+function switchedOffByEnv(p: Problems, env: Env, definition: TargetDefinition): boolean {
+  const envVar = `${definition.envPrefix}_ENABLED`;
+  // Unreadable: off, the safe reading of a switch that was clearly meant to be set (it has no other use).
+  return !readBool(p, undefined, env, definition.optionsKey, envVar, true, { value: false, because: 'taken as false: switched off' });
 }
 
 /** build / environment / description: options, else env, else what the CI build and the projects say. */

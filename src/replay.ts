@@ -32,6 +32,8 @@ export async function replay(
   deps?: PublishRunOptions['deps'],
   definitions: readonly TargetDefinition[] = TARGETS,
   lockOptions?: WatchingLockOptions,
+  /** Where `options` came from, for the line that says which settings a replay uses (`playwright.config.ts`). */
+  optionsSource = 'the environment',
 ): Promise<ReplayResult> {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     // No folder: a run that sent everything never made one. A file in its place is a mistake.
@@ -87,7 +89,7 @@ export async function replay(
         printer.info(`${file}: already complete; removed`);
         continue;
       }
-      const config = configFor(journal, pending, options, env, definitions, printer);
+      const config = configFor(journal, pending, options, env, definitions, printer, optionsSource);
       if (!config.targets.length) {
         printer.error(
           `${journal.file}: ${pending.map((t) => labelOf(definitions, t)).join(', ')} not configured in this environment; kept for a later replay`,
@@ -137,10 +139,13 @@ function configFor(
   env: Env,
   definitions: readonly TargetDefinition[],
   printer: Printer,
+  source: string,
 ): ResolvedConfig {
+  const rootDir =
+    typeof (options as { configDir?: unknown }).configDir === 'string' ? (options as { configDir: string }).configDir : undefined;
   // A container id the run was configured with but never reached may be the cause being fixed (a wrong
   // ZEPHYR_CYCLE_ID): an id the environment now gives wins over it. One the run used stays.
-  const now = resolveConfig({ definitions, options, env, only: pending });
+  const now = resolveConfig({ definitions, options, env, rootDir, only: pending });
   const overrides: Record<string, TargetOverride> = {};
   for (const id of pending) {
     const m = journal.targets[id];
@@ -154,10 +159,24 @@ function configFor(
       );
     }
     overrides[id] = { settings: m.settings, container: { id: fixed ?? m.containerId, name: m.containerName || undefined } };
+    if (now.targets.some((x) => x.definition.id === id) || now.invalid.some((d) => d.id === id))
+      printer.info(settingsLine(labelOf(definitions, id), m.settings, journal.unresolved.get(id) ?? [], source));
   }
-  const config = resolveConfig({ definitions, options, env, overrides, only: pending });
+  const config = resolveConfig({ definitions, options, env, rootDir, overrides, only: pending });
   for (const p of config.problems) printer.error(p);
   return { ...config, invalid: [] };
+}
+
+/**
+ * Which settings a replay publishes with: the run's, from its journal, where the run resolved them; the config's
+ * (and the environment's) where it could not — a target held back for bad settings journals none, and a setting
+ * the service refused (a status name it does not have) is marked so.
+ */
+function settingsLine(label: string, settings: Record<string, unknown>, unresolved: readonly string[], source: string): string {
+  const keys = Object.keys(settings);
+  if (!keys.length) return `${label}: the run could not resolve its settings; replaying with those of ${source}`;
+  const refused = unresolved.length ? `; ${unresolved.join(', ')} from ${source} (the service refused the run's)` : '';
+  return `${label}: replaying with the run's settings from its journal (${keys.join(', ')})${refused}; credentials and the rest from ${source}`;
 }
 
 /** `3 min ago`, `5 h ago`, `2 days ago`. */

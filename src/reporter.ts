@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { resolveConfig, type ResolvedConfig } from './config';
+import { OPTIONS_OUT_ENV } from './config-file';
 import { PublishRun } from './engine/run';
 import type { TargetDefinition } from './kit/target';
 import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from './mapping';
@@ -46,7 +47,11 @@ export default class TmsReporter implements Reporter {
     private readonly definitions: readonly TargetDefinition[] = TARGETS,
   ) {
     this.env = env;
+    this.optionsOnly = readingOptions(options, env);
   }
+
+  /** Constructed only to hand its options to `replay` / `check` (config-file.ts): reports nothing. */
+  private readonly optionsOnly: boolean;
 
   printsToStdio(): boolean {
     return false;
@@ -56,7 +61,7 @@ export default class TmsReporter implements Reporter {
     this.guard('onBegin', () => {
       // `playwright test --list` runs nothing: no cycle, no test run. Playwright tells every reporter the
       // command it serves in the `_mode` option (`list`, `test` or `merge`), and adds `onlyFailures` then.
-      if ((this.options as { _mode?: unknown })._mode === 'list') return;
+      if ((this.options as { _mode?: unknown })._mode === 'list' || this.optionsOnly) return;
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
       const c = resolveConfig({
@@ -177,4 +182,16 @@ export default class TmsReporter implements Reporter {
       this.printer.error(`${hook} failed: ${(error as Error)?.message ?? String(error)}`);
     }
   }
+}
+
+/** Writes the options to the file `replay` / `check` named (one line per instance of the reporter); true when asked to. */
+function readingOptions(options: unknown, env: NodeJS.ProcessEnv): boolean {
+  const out = env[OPTIONS_OUT_ENV];
+  if (!out) return false;
+  try {
+    fs.appendFileSync(out, `${JSON.stringify(options ?? {})}\n`, { mode: 0o600 });
+  } catch {
+    // Not written: the command says it could not read the config.
+  }
+  return true;
 }

@@ -27,6 +27,8 @@ export type JournalLine =
   | { t: 'attached'; target: TargetId; key: string; file: string }
   /** A permanent redirect learned during the run: replay goes straight to the new place. */
   | { t: 'redirect'; rule: Rewrite }
+  /** Settings the service refused (a status name it does not have): replay takes them from the config, not from the run. */
+  | { t: 'unresolved'; target: TargetId; settings: string[] }
   /** A file attached by path, copied beside a kept journal (`to` relative to the journal's folder). */
   | { t: 'file'; from: string; to: string };
 
@@ -51,6 +53,8 @@ export interface Journal {
   attached: Map<TargetId, Set<string>>;
   /** By target: keys the service refused, with why. */
   refused: Map<TargetId, Map<string, string>>;
+  /** By target: settings of the run the service refused (left out of `targets[…].settings`). */
+  unresolved: Map<TargetId, string[]>;
 }
 
 /** Reads a journal back (replay checks `version` before it uses what was read). */
@@ -68,6 +72,7 @@ export function parseJournal(file: string): Journal {
     redirects: [],
     attached: new Map(),
     refused: new Map(),
+    unresolved: new Map(),
   };
   const byTest = new Map<string, TestRecord>();
   // Files beside the journal are found where the journal is now (an outbox moved, or replayed on another machine).
@@ -103,7 +108,11 @@ export function parseJournal(file: string): Journal {
       journal.done.set(line.target, m);
     } else if (line.t === 'complete') journal.complete.add(line.target);
     else if (line.t === 'redirect') journal.redirects.push(line.rule);
-    else if (line.t === 'refused') {
+    else if (line.t === 'unresolved') {
+      const meta = journal.targets[line.target];
+      if (meta) meta.settings = Object.fromEntries(Object.entries(meta.settings).filter(([k]) => !line.settings.includes(k)));
+      journal.unresolved.set(line.target, [...new Set([...(journal.unresolved.get(line.target) ?? []), ...line.settings])]);
+    } else if (line.t === 'refused') {
       const m = journal.refused.get(line.target) ?? new Map<string, string>();
       for (const [key, reason] of line.items) m.set(key, reason);
       journal.refused.set(line.target, m);

@@ -139,6 +139,11 @@ export class Outbox {
     if (items.length) this.write([{ t: 'refused', target, items }]);
   }
 
+  /** Settings of the run the service refused: a replay takes them from the config it is given, not from the journal. */
+  unresolved(target: TargetId, settings: string[]): void {
+    if (settings.length) this.write([{ t: 'unresolved', target, settings }]);
+  }
+
   attached(target: TargetId, key: string, file: string): void {
     this.write([{ t: 'attached', target, key, file }]);
   }

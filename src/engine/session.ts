@@ -1,7 +1,14 @@
 import { labelled } from '../output';
 import { classify } from '../kit/classify';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
-import type { ContainerInfo, PublishResult, StatusTable, Target, TargetDefinition } from '../kit/target';
+import {
+  SettingsRefusedError,
+  type ContainerInfo,
+  type PublishResult,
+  type StatusTable,
+  type Target,
+  type TargetDefinition,
+} from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import type { Outbox } from './outbox';
 import { ResultLedger } from './ledger';
@@ -160,7 +167,11 @@ export class TargetSession {
 
   /** Statuses first (an explicit step), then the container. */
   private async begin(knownKeys: readonly string[], followerWaitMs = 0): Promise<{ container: ContainerInfo; statuses: StatusTable }> {
-    const statuses = await this.target.resolveStatuses('service');
+    const statuses = await this.target.resolveStatuses('service').catch((error: unknown) => {
+      // The journal says so: a replay takes these settings from the config it is given, not from this run.
+      if (error instanceof SettingsRefusedError) this.o.outbox?.unresolved(this.id, error.settings);
+      throw error;
+    });
     if (!this.warnings.length) {
       this.warnings = [...statuses.warnings];
       if (!this.cut) for (const w of statuses.warnings) this.o.log.error(w);

@@ -179,6 +179,20 @@ export interface ConfigInput {
   container?: ContainerChoice;
 }
 
+/**
+ * A setting the service refused (a status name it does not have): nothing is sent to it, and its results are
+ * kept for a replay, which takes `settings` from the config it is given rather than from the run's journal.
+ */
+export class SettingsRefusedError extends Error {
+  constructor(
+    readonly settings: string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SettingsRefusedError';
+  }
+}
+
 /** Non-secret settings a replay needs to land in the same place (credentials come from env/options). */
 export interface JournalTargetMeta {
   /** Option values (by option key) that decide where results go and what they say, e.g. `projectId`, `statusMap`. */

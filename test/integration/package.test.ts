@@ -18,7 +18,8 @@ beforeAll(async () => {
   sandbox = await testSandbox();
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-pack-'));
   const env = baseEnv({ npm_config_cache: process.env.npm_config_cache });
-  // --ignore-scripts: `prepare` would touch node_modules while other test files run Playwright.
+  // --ignore-scripts: `prepack` would rebuild dist/ while other test files run Playwright with it (dist/ is built
+  // here; the clean clone below shows that prepack builds it).
   const packed = await exec(npm, ['pack', '--silent', '--ignore-scripts', '--pack-destination', project], REPO, env);
   expect(packed.exitCode, packed.output).toBe(0);
   const tarball = fs.readdirSync(project).find((f) => f.endsWith('.tgz'))!;
@@ -50,6 +51,51 @@ it('ships only what it needs', () => {
   expect(fs.existsSync(path.join(root, 'src'))).toBe(false);
   expect(fs.existsSync(path.join(root, 'test'))).toBe(false);
 });
+
+it('a clean clone packs what it needs: prepack builds dist/; the manifest has no install script, and names its repository and license', async () => {
+  // The repository's files as a clone has them (tracked, or new and not ignored): no dist/, no node_modules.
+  const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'tms-clone-'));
+  try {
+    const listed = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], REPO, baseEnv());
+    expect(listed.exitCode, listed.output).toBe(0);
+    for (const f of listed.output.split('\0').filter((f) => f && fs.existsSync(path.join(REPO, f)))) {
+      fs.mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
+      fs.copyFileSync(path.join(REPO, f), path.join(clone, f));
+    }
+    expect(fs.existsSync(path.join(clone, 'dist'))).toBe(false);
+    // Its dev dependencies (the compiler), as `npm ci` would install them.
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+    const out = path.join(clone, '.packed');
+    fs.mkdirSync(out);
+    const packed = await exec(
+      npm,
+      ['pack', '--silent', '--pack-destination', out],
+      clone,
+      baseEnv({ npm_config_cache: process.env.npm_config_cache }),
+      240_000,
+    );
+    expect(packed.exitCode, packed.output).toBe(0);
+    const tarball = path.join(
+      out,
+      fs.readdirSync(out).find((f) => f.endsWith('.tgz'))!,
+    );
+    const listing = await exec('tar', ['tzf', tarball], clone, baseEnv());
+    const files = listing.output.split('\n').filter(Boolean);
+    expect(files).toEqual(
+      expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli.js', 'package/LICENSE']),
+    );
+    expect(files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toBe(false);
+    const manifest = await exec('tar', ['xzOf', tarball, 'package/package.json'], clone, baseEnv());
+    const pkg = JSON.parse(manifest.output) as { scripts?: Record<string, string>; repository?: { url?: string }; license?: string };
+    // npm runs (and warns about) a dependency's install scripts; a consumer's install runs none of this package's.
+    for (const s of ['prepare', 'preinstall', 'install', 'postinstall']) expect(pkg.scripts?.[s]).toBeUndefined();
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.repository?.url).toMatch(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+    expect(fs.readFileSync(path.join(clone, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  } finally {
+    fs.rmSync(clone, { recursive: true, force: true });
+  }
+}, 300_000);
 
 it.each([
   ['esm', 'mjs', 'export default'],

@@ -88,6 +88,46 @@ describe('config', () => {
       'cucumberstudio.statusMap.failed: expected a status name (passed, failed, retest, undefined, blocked, skipped, wip), got {"name":"retest"}',
     ]);
   });
+  it('a status name CucumberStudio does not have holds the target back, as a typo in an outcome key does', () => {
+    for (const statusMap of [{ passed: 'green' }, { flakey: 'passed' }]) {
+      const c = resolveConfig({ cucumberstudio: { statusMap } }, C);
+      expect(cfg(c, 'cucumberstudio')).toBeUndefined();
+      expect(c.invalid.map((d) => d.id)).toEqual(['cucumberstudio']);
+      expect(c.problems).toHaveLength(1);
+    }
+    expect(resolveConfig({ cucumberstudio: { statusMap: { passed: 'green' } } }, C).problems[0]).toBe(
+      'cucumberstudio.statusMap.passed: CucumberStudio has no status "green"; use one of passed, failed, retest, undefined, blocked, skipped, wip',
+    );
+    // Names are the service's, in any case.
+    expect(cfg(resolveConfig({ cucumberstudio: { statusMap: { failed: 'Retest' } } }, C), 'cucumberstudio')).toBeDefined();
+  });
+  it('`zephyr: false` and ZEPHYR_ENABLED=false switch a target off, whatever credentials the environment holds', () => {
+    for (const [options, env] of [
+      [{ zephyr: false }, { ...Z, ...C }],
+      [{ zephyr: { cycleName: 'x' } }, { ...Z, ...C, ZEPHYR_ENABLED: 'false' }],
+      [{}, { ...Z, ...C, ZEPHYR_ENABLED: '0' }],
+    ] as const) {
+      const c = resolveConfig(options, env);
+      expect(c.problems).toEqual([]);
+      expect(cfg(c, 'zephyr')).toBeUndefined();
+      expect(c.invalid).toEqual([]);
+      expect(c.off.map((d) => d.id)).toEqual(['zephyr']);
+      expect(cfg(c, 'cucumberstudio')).toBeDefined();
+      // Still redacted: the keys are in the environment.
+      expect(c.secrets).toContain('sk-secret-1234');
+    }
+    const both = resolveConfig({ cucumberstudio: false }, { ...Z, ...C, ZEPHYR_ENABLED: 'no' });
+    expect(both.targets).toEqual([]);
+    expect(both.off.map((d) => d.id)).toEqual(['zephyr', 'cucumberstudio']);
+    // `true` is on as usual; an unreadable switch is off, with one line.
+    expect(cfg(resolveConfig({ zephyr: true }, Z), 'zephyr')).toBeDefined();
+    const unreadable = resolveConfig({}, { ...Z, ZEPHYR_ENABLED: 'nope' });
+    expect(cfg(unreadable, 'zephyr')).toBeUndefined();
+    expect(unreadable.problems).toEqual([
+      'zephyr (env ZEPHYR_ENABLED): expected true/false (or 1/0), got "nope"; taken as false: switched off',
+    ]);
+    expect(resolveConfig({ zephyr: 'on' }, Z).problems).toEqual(['zephyr: expected an object, or false to switch it off; ignored']);
+  });
   it('warns about unknown and misspelt options without disabling', () => {
     const c = resolveConfig({ outboxdir: 'x', zephyr: { acessKey: 'k' } }, Z);
     expect(c.problems).toEqual([

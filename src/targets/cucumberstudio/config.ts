@@ -1,4 +1,14 @@
-import { pick, rawStrings, readInt, readRate, readStatusMap, readString, readUrl, type StatusMapOption } from '../../kit/config-fields';
+import {
+  pick,
+  rawStrings,
+  type Problems,
+  readInt,
+  readRate,
+  readStatusMap,
+  readString,
+  readUrl,
+  type StatusMapOption,
+} from '../../kit/config-fields';
 import type { ConfigInput } from '../../kit/target';
 import { CS_STATUSES } from './statuses';
 
@@ -90,14 +100,31 @@ export function readCucumberStudioConfig({
     testRunId,
     testRunName:
       container?.name || readString(p, o.testRunName, env, 'cucumberstudio.testRunName', 'CUCUMBERSTUDIO_TEST_RUN_NAME') || runName,
-    statusMap: readStatusMap(p, o.statusMap, 'cucumberstudio.statusMap', {
-      value: `a status name (${CS_STATUSES.join(', ')})`,
-      example: `{ failed: 'retest' }`,
-    }),
+    statusMap: readCsStatusMap(p, o.statusMap),
     // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
     rateLimit: rate === undefined ? { count: 195, windowMs: 60_000 } : rate,
     snapshotTimeoutMs: timeout ?? 120_000,
   };
+}
+
+/**
+ * The service's statuses are a fixed vocabulary, so a name it does not have is known here: refused like a
+ * typo in an outcome key (the target is held back and its results kept for replay), never sent as a default.
+ */
+function readCsStatusMap(p: Problems, v: unknown): StatusMapOption {
+  const map = readStatusMap(p, v, 'cucumberstudio.statusMap', {
+    value: `a status name (${CS_STATUSES.join(', ')})`,
+    example: `{ failed: 'retest' }`,
+  });
+  for (const [outcome, ref] of Object.entries(map)) {
+    if (!(CS_STATUSES as readonly string[]).includes(String(ref).toLowerCase()))
+      p.add(
+        `cucumberstudio.statusMap.${outcome}`,
+        undefined,
+        `CucumberStudio has no status ${JSON.stringify(ref)}; use one of ${CS_STATUSES.join(', ')}`,
+      );
+  }
+  return map;
 }
 
 /** The access token as given, even when other settings are invalid. */

@@ -29,7 +29,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       ),
     ),
   notKeys: (test) => annotationValues(test, 'cucumberstudio').filter((s) => !/^\d+$/.test(s)),
-  // Where results go, and the statusMap (it has no env var; a replay sees only the env): a replay maps outcomes as the run did.
+  // Where results go and what they say: a replay publishes as the run would have (the config may have changed since).
   journalMeta: (c) => ({
     settings: { projectId: c.projectId, statusMap: c.statusMap },
     containerName: c.testRunName,

@@ -34,9 +34,16 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       ...tagValues(test, JIRA_KEY_TAG),
     ]),
   notKeys: (test) => annotationValues(test, 'zephyr').filter((v) => !JIRA_KEY.test(annotationKey(v))),
-  // Where results go, and the statusMap (it has no env var; a replay sees only the env): a replay maps outcomes as the run did.
+  // Where results go and what they say: a replay publishes as the run would have (the config may have changed since).
   journalMeta: (c) => ({
-    settings: { projectId: c.projectId, versionId: c.versionId, statusMap: c.statusMap },
+    settings: {
+      projectId: c.projectId,
+      versionId: c.versionId,
+      statusMap: c.statusMap,
+      failureComments: c.failureComments,
+      commentLimit: c.commentLimit,
+      stepResults: c.stepResults,
+    },
     containerName: c.cycleName,
     containerId: c.cycleId,
   }),

@@ -9,6 +9,7 @@ import {
   type CheckLine,
   type ContainerInfo,
   type PublishResult,
+  SettingsRefusedError,
   type StatusTable,
   type Target,
   type UploadFile,
@@ -71,6 +72,8 @@ export class ZephyrTarget implements Target {
     if (mapped && mode === 'service') this.statuses = await this.client.statuses();
     const known = mode === 'service' && mapped ? this.statuses : BUILT_IN_STATUSES;
     const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, known, mode === 'offline');
+    // A status the tenant does not have is refused, not sent as the default (results kept for replay).
+    if (mode === 'service' && warnings.length) throw new SettingsRefusedError(['statusMap'], warnings.join('; '));
     return { byOutcome, warnings, name: (s) => statusName(this.statuses, s) };
   }
 

@@ -34,7 +34,8 @@ export function statusName(tenant: ReadonlyArray<{ id: number; name: string }>, 
 
 /**
  * Resolves the user's statusMap (ids or names, tenant custom statuses included) against the
- * statuses the service returned. Unknown entries fall back to the default row, with a warning.
+ * statuses the service returned. An unknown entry is a warning here (the default row stands in for it);
+ * the publisher refuses to send with one (a result must not go out as a status nobody chose).
  * `offline` (dry run, built-in statuses only): an unknown entry may be a tenant status, so it is
  * reported as such rather than as an error.
  */
@@ -58,7 +59,7 @@ export function resolveStatusMap(
       );
     else
       warnings.push(
-        `zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); using ${DEFAULT_ZEPHYR_STATUS[outcome]}`,
+        `zephyr.statusMap.${outcome}: Zephyr has no status ${JSON.stringify(ref)} (known: ${names}); nothing is sent to Zephyr, its results are kept for replay`,
       );
   }
   return { byOutcome, warnings };

@@ -1,4 +1,8 @@
 /** Bad configuration: missing ids, wrong credentials, containers, base paths, statuses. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect } from 'vitest';
+import { csRuns, outboxFiles, zephyrCycles } from '../harness';
 import { type Group } from './shared';
 
 export const CONFIG_IDS: Group[] = [
@@ -197,6 +201,17 @@ export const CONFIG_IDS: Group[] = [
     label: 'unknown status names',
     env: (sb) => sb.env(),
     options: { zephyr: { statusMap: { passed: 'GREEN' } }, cucumberstudio: { statusMap: { passed: 'green' } } },
+    // Refused like a typo in an outcome key: nothing goes out as the default status, the results wait for replay.
+    after: (sb, run) => {
+      expect(zephyrCycles(sb)).toEqual([]);
+      expect(csRuns(sb)).toEqual([]);
+      const journals = outboxFiles(run.outboxDir);
+      expect(journals).toHaveLength(1);
+      const text = fs.readFileSync(path.join(run.outboxDir, journals[0]), 'utf8');
+      expect(text).not.toContain('"t":"complete"');
+      // The service refused the run's statusMap: a replay takes it from the fixed config.
+      expect(text).toContain('{"t":"unresolved","target":"zephyr","settings":["statusMap"]}');
+    },
     cases: [
       {
         id: 'zephyr-status-unknown',

@@ -1,0 +1,167 @@
+/**
+ * The settings a replay publishes with: the run's, from its journal, where the run resolved them; those of
+ * playwright.config (found as Playwright finds it, or named with --config) where it could not — a target held
+ * back for a typo, or a status name the service refused. Each replay says which it used.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { baseEnv, exec, outboxFiles, REPO, runPlaywright, tempDir, testSandbox, zephyrCycles, type RunResult } from './harness';
+
+const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(() => sandbox.close());
+
+/** A flaky test (fails, then passes on its retry), a failing one and a passing one (3 Zephyr steps each). */
+const SUITE = {
+  's.spec.ts': `import { test } from '@playwright/test';
+test('flaky', { tag: '@PROJ-1' }, () => { if (test.info().retry === 0) throw new Error('first try failed'); });
+test('broken', { tag: '@PROJ-2' }, () => { throw new Error('broken failed'); });
+test('fine', { tag: '@PROJ-3' }, () => {});`,
+};
+
+const zephyrEnv = () => Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => k.startsWith('ZEPHYR_')));
+
+/** The run's config file rewritten with other reporter options: the config "fixed" (or changed) since the run. */
+function rewriteOptions(run: RunResult, before: Record<string, unknown>, after: Record<string, unknown>): string {
+  const file = path.join(run.dir, 'playwright.config.ts');
+  const text = fs.readFileSync(file, 'utf8');
+  expect(text).toContain(JSON.stringify(before));
+  fs.writeFileSync(file, text.replace(JSON.stringify(before), JSON.stringify(after)));
+  return file;
+}
+
+function replayIn(cwd: string, args: string[], env: Record<string, string>) {
+  return exec(process.execPath, [BIN, 'replay', ...args], cwd, baseEnv(env), 120_000);
+}
+
+/** issue key -> [status id, comment] in the one cycle of that name. */
+function executions(name: string): Record<string, [number, string]> {
+  const cycles = zephyrCycles(sandbox).filter((c) => c.name === name);
+  expect(cycles).toHaveLength(1);
+  return Object.fromEntries(cycles[0].executions.map((e) => [e.issueKey, [e.statusId, e.comment]]));
+}
+
+/** The step results of a key's execution (stepResults `passed`, the default, sets a passed test's to PASS: 1). */
+function stepStatuses(name: string, key: string): number[] {
+  const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
+  const e = cycle.executions.find((x) => x.issueKey === key) as unknown as { stepResults: Array<{ statusId: number }> };
+  return e.stepResults.map((r) => r.statusId);
+}
+
+describe('replay settings', () => {
+  it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
+    const name = 'replay settings held back';
+    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
+    const typo = { zephyr: { statusMap: { flakey: 'WIP' }, failureComments: false, stepResults: 'off' } };
+    const run = await runPlaywright({ files: SUITE, env, options: typo, retries: 1 });
+    expect(run.output).toContain('zephyr.statusMap.flakey: unknown outcome');
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
+    rewriteOptions(run, typo, { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' } });
+
+    const replayed = await replayIn(run.dir, [run.outboxDir], env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    // flaky -> WIP as configured (not the default PASS); no failure comment (failureComments: false); steps untouched (stepResults: 'off').
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
+    expect(replayed.output).toContain(
+      'Zephyr Squad: the run could not resolve its settings; replaying with those of playwright.config.ts and the environment',
+    );
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
+  it("a run that resolved its settings: the replay publishes with the run's (its journal), not with a config changed since", async () => {
+    const name = 'replay settings from the journal';
+    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
+    const then = { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' } };
+    sandbox.setFaults('zephyr', { down: true });
+    let run: RunResult;
+    try {
+      run = await runPlaywright({ files: SUITE, env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' }, options: then, retries: 1 });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
+    const journal = fs.readFileSync(path.join(run.outboxDir, outboxFiles(run.outboxDir)[0]), 'utf8');
+    expect(JSON.parse(journal.split('\n')[0]).targets.zephyr.settings).toMatchObject({
+      statusMap: { flaky: 'WIP' },
+      failureComments: false,
+      stepResults: 'off',
+    });
+    rewriteOptions(run, then, { zephyr: { statusMap: { flaky: 'BLOCKED' }, failureComments: true } });
+
+    const replayed = await replayIn(run.dir, [run.outboxDir], env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
+    expect(replayed.output).toMatch(
+      /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, statusMap, failureComments, commentLimit, stepResults\); credentials and the rest from playwright\.config\.ts and the environment/,
+    );
+  });
+
+  it('a status name the tenant does not have: nothing is sent; the replay takes the statusMap from the config named with --config', async () => {
+    const name = 'replay settings refused status';
+    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
+    const unknown = { zephyr: { statusMap: { flaky: 'GREEN' }, failureComments: false } };
+    const run = await runPlaywright({ files: SUITE, env, options: unknown, retries: 1 });
+    expect(run.output).toMatch(
+      /zephyr\.statusMap\.flaky: Zephyr has no status "GREEN" .*nothing is sent to Zephyr, its results are kept for replay/,
+    );
+    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    const file = rewriteOptions(run, unknown, { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false } });
+
+    // From elsewhere (no playwright.config there): the config is named.
+    const replayed = await replayIn(REPO, [run.outboxDir, '--config', file], env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).toMatch(
+      /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, failureComments, commentLimit, stepResults\); statusMap from .*playwright\.config\.ts and the environment \(the service refused the run's\)/,
+    );
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    // stepResults as configured there (the default, `passed`): what 'off' above left untouched is set here.
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
+  });
+
+  it('a config that lists the reporter twice: replay without a folder replays each outbox with its own options', async () => {
+    const names = ['replay settings instance a', 'replay settings instance b'];
+    const [a, b] = names.map((cycleName, i) => ({
+      outboxDir: `outbox-${i}`,
+      zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
+    }));
+    sandbox.setFaults('zephyr', { down: true });
+    let run: RunResult;
+    try {
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3' },
+        options: a,
+        secondReporter: b,
+        retries: 1,
+      });
+    } finally {
+      sandbox.setFaults('zephyr', { down: false });
+    }
+    for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir)), run.output).toHaveLength(1);
+    const replayed = await replayIn(run.dir, [], zephyrEnv());
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(executions(names[0])).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(executions(names[1])).toEqual({ 'PROJ-1': [4, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir))).toEqual([]);
+  });
+
+  it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
+    const dir = tempDir('broken-config');
+    fs.writeFileSync(path.join(dir, 'playwright.config.ts'), "export default { reporter: [['dot']], ;\n");
+    const r = await replayIn(dir, [], zephyrEnv());
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(
+      /^\[tms-reporter\] replay: .*playwright\.config\.ts could not be read by Playwright: .*; fix it, or name another with --config FILE$/m,
+    );
+    expect(r.output).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+});
