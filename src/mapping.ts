@@ -66,27 +66,43 @@ export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string
   );
 }
 
+/** A tag or annotation value of a test that looks meant for a target and is not one of its keys. */
+export interface NotKey {
+  value: string;
+  from: 'annotation' | 'tag';
+  /** What the target reads instead, when the value looks like a key in another form. */
+  hint?: string;
+}
+
 /** What the mapping needs of a target: its id and how a Playwright test maps to its keys. */
 export interface KeySource {
   readonly id: string;
   keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
-  /** Values of this target's annotations that are not keys (said, as the test is then not mapped by them). */
-  notKeys?(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+  /** Values of this target's annotations that are not keys, and tags in a key's wrong form (said: the test is not mapped by them). */
+  notKeys?(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): NotKey[];
 }
 
 /**
- * One line per annotation value no target could read as a key (`zephyr: 'abc'`), at most `max` of them:
- * such a test is silently "not mapped" otherwise.
+ * One line per annotation value or tag no target could read as a key (`zephyr: 'abc'`), at most `max` of
+ * them: such a test is silently "not mapped" otherwise. A tag another listed target maps is not named
+ * (`@cs-12` is CucumberStudio's). Each line once: a run-time annotation is on the test and on each attempt.
  */
 export function notKeyLines(tests: readonly TestLike[], sources: readonly (KeySource & { label: string })[], max = 5): string[] {
   const lines: string[] = [];
   for (const t of tests)
-    for (const s of sources)
-      for (const v of s.notKeys?.(t) ?? [])
-        lines.push(
-          `${s.label}: the ${s.id} annotation "${v}" of "${t.titlePath().filter(Boolean).join(' › ')}" is not a key; not mapped by it`,
-        );
-  return lines.length > max ? [...lines.slice(0, max), `… and ${lines.length - max} more annotations that are not keys`] : lines;
+    for (const s of sources) {
+      const title = t.titlePath().filter(Boolean).join(' › ');
+      for (const v of s.notKeys?.(t) ?? []) {
+        if (v.from === 'tag' && sources.some((o) => o !== s && o.keysOf({ tags: [v.value], annotations: [], results: [] }).length))
+          continue;
+        const what = v.from === 'tag' ? `tag "${v.value}"` : `${s.id} annotation "${v.value}"`;
+        lines.push(`${s.label}: the ${what} of "${title}" is not a key${v.hint ? ` (${v.hint})` : ''}; not mapped by it`);
+      }
+    }
+  const each = unique(lines);
+  if (each.length <= max) return each;
+  const more = each.length - max;
+  return [...each.slice(0, max), `… and ${more} more ${more === 1 ? 'value that is not a key' : 'values that are not keys'}`];
 }
 
 /** Keys of a test in every target (targets it does not map to are left out). */
