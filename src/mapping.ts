@@ -6,7 +6,7 @@ import { wasCut } from './comment';
 import type { AttachmentRef, Outcome, PlanItem, TestRecord } from './model';
 import { attachmentsOf, errorOf, stepStatuses, wantsAttachments, type Annotation, type ResultLike } from './attempt';
 
-export { stepStatuses, type ResultLike } from './attempt';
+export { fitSteps, StepCountNotes, stepStatuses, type ResultLike } from './attempt';
 
 // Targets and outside targets (the fake in the tests) take the comment helpers from here too.
 export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, isDefaultComment, stripAnsi, truncate, wasCut } from './comment';
@@ -160,7 +160,8 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
 export function recordOf(
   test: TestLike,
   sources: readonly KeySource[],
-  evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' },
+  /** `root`: the project's folder (Playwright's rootDir): paths in error texts are shown relative to it. */
+  evidence: { attachments: 'failed' | 'all' | 'none'; root?: string } = { attachments: 'none' },
   /** Its last attempt began and never ended (stopped by the run's globalTimeout): interrupted, like a run stopped by Ctrl+C. */
   cutShort = false,
 ): TestRecord | null {
@@ -174,7 +175,7 @@ export function recordOf(
     title: (path.join(' › ') || test.title) + (test.repeatEachIndex ? ` (repetition ${test.repeatEachIndex + 1})` : ''),
     keys: keysByTarget(test, sources),
     outcome,
-    ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1])),
+    ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1], evidence.root)),
     // A `test.fail()` that passed has no error of its own: Playwright's words for what went wrong.
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
@@ -254,14 +255,20 @@ export function aggregate<S extends number | string>(
     });
 }
 
-/** The files of every feeding test (each once), plus the full error text when the comment had to cut it. */
+/**
+ * The files of every feeding test (each once), plus the full error text when the comment had to cut it;
+ * each names the test it came from (a key's upload comment says which of its tests failed).
+ */
 function evidenceFiles(records: readonly TestRecord[], commentCut: boolean): AttachmentRef[] {
   const seen = new Set<string>();
-  const files = records.flatMap((r) => r.attachments ?? []).filter((a) => !a.path || (!seen.has(a.path) && seen.add(a.path)));
+  const files = records
+    .flatMap((r) => (r.attachments ?? []).map((a) => ({ ...a, test: r.title })))
+    .filter((a) => !a.path || (!seen.has(a.path) && seen.add(a.path)));
   const errors = records.filter((r) => r.evidence && r.error);
   if (commentCut && errors.length) {
     const text = errors.map((r) => `${r.title}\n${r.errorLocation ? `at ${r.errorLocation}\n` : ''}\n${r.error}`).join('\n\n---\n\n');
-    files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8') });
+    const test = errors.length === 1 ? errors[0].title : `${errors[0].title} and ${errors.length - 1} more`;
+    files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8'), test });
   }
   return files;
 }
