@@ -2,6 +2,7 @@
  * What one attempt of a test carries besides its status: its errors, its steps' statuses and its files,
  * read from Playwright's result (structural types, so tests can pass plain objects). No I/O here.
  */
+import * as path from 'node:path';
 import { FULL_ERROR_LIMIT, stripAnsi, truncate } from './comment';
 import type { AttachmentRef, Outcome, StepStatus } from './model';
 
@@ -30,18 +31,30 @@ export interface ResultLike {
 
 /**
  * Every error of the attempt (several `expect.soft` failures, then what was thrown), each with its causes:
- * the first as it is (a comment shows its first line and where it was thrown), the others after it.
+ * the first as it is (a comment shows its first line and where it was thrown), the others after it. Paths
+ * under `root` (the project: Playwright's rootDir) are shown relative to it, not as the runner's absolute paths.
  */
-export function errorOf(result: ResultLike | undefined): { error?: string; errorLocation?: string } {
+export function errorOf(result: ResultLike | undefined, root?: string): { error?: string; errorLocation?: string } {
   const errors = result?.errors?.length ? result.errors : result?.error ? [result.error] : [];
-  const texts = errors.map((e) => textOf(e)).filter((t) => t.length > 0);
+  const texts = errors.map((e) => relativeTo(root, textOf(e))).filter((t) => t.length > 0);
   if (!texts.length) return {};
   const loc = errors.find((e) => textOf(e))?.location;
   const text = texts.map((t, i) => (i === 0 ? t : `--- error ${i + 1} of ${texts.length} ---\n${t}`)).join('\n\n');
   return {
     error: truncate(text, FULL_ERROR_LIMIT),
-    ...(loc ? { errorLocation: `${loc.file}:${loc.line}:${loc.column}` } : {}),
+    ...(loc ? { errorLocation: `${relativeTo(root, loc.file)}:${loc.line}:${loc.column}` } : {}),
   };
+}
+
+/** `text` with every path under `root` (also as a file:// URL) relative to it. */
+export function relativeTo(root: string | undefined, text: string): string {
+  if (!root || !path.isAbsolute(root)) return text;
+  const dir = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  const url = `file://${dir
+    .split(path.sep)
+    .join('/')
+    .replace(/^(?!\/)/, '/')}`;
+  return text.split(url).join('').split(dir).join('');
 }
 
 function textOf(e: ErrorLike | undefined, depth = 0): string {
@@ -117,4 +130,36 @@ export function attachmentsOf(test: { results: readonly ResultLike[] }, outcome:
 function lastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i--) if (test(items[i])) return i;
   return -1;
+}
+
+/**
+ * A test's step statuses as a service test of `count` steps takes them, matched by order: the first `count`.
+ * When the failure lies in a step past them, the last one says FAIL: the service's steps never claim more
+ * than the run showed (every step PASS on a failed test).
+ */
+export function fitSteps(steps: readonly StepStatus[], count: number): StepStatus[] {
+  const fitted = steps.slice(0, Math.max(0, count));
+  if (fitted.length && !fitted.includes('failed') && steps.slice(count).includes('failed')) fitted[fitted.length - 1] = 'failed';
+  return fitted;
+}
+
+/** The keys whose service test has another number of steps than their Playwright test: said once, at the end. */
+export class StepCountNotes {
+  private readonly differ = new Map<string, string>();
+
+  /** What one send of a key's steps saw: `count` steps in the service, `steps` top-level steps in Playwright. */
+  saw(key: string, count: number, steps: number): void {
+    if (count === steps) this.differ.delete(key);
+    else this.differ.set(key, `${key}: ${count} here, ${steps} in Playwright`);
+  }
+
+  /** One line, or none when every count matched. */
+  lines(): string[] {
+    const n = this.differ.size;
+    if (!n) return [];
+    const some = [...this.differ.values()].slice(0, 3).join('; ') + (n > 3 ? '; …' : '');
+    return [
+      `the step counts of ${n} test${n === 1 ? '' : 's'} differ from their Playwright tests' top-level steps (${some}): steps are matched by order, and a failure past the last step here is shown on that step`,
+    ];
+  }
 }

@@ -58,29 +58,33 @@ export function isDefaultComment(text: string): boolean {
 const INTERRUPTED = 'The run stopped before this test finished (Ctrl+C, a CI cancel, --max-failures or the globalTimeout).';
 
 /**
- * Default comment: the failing tests' titles and errors; a note for flaky tests. Within `limit`, each
- * test's first error line and its location are kept; the rest of the text is what gets cut.
+ * Default comment: for each failing test what went wrong first (its first error line and where), then
+ * which test, then the rest of its error; a note for flaky tests. Within `limit`, each test's first error
+ * line, its location and its title (cut to a share: a huge title must not push the error out) are kept;
+ * the rest of the text is what gets cut.
  */
 export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
   // Failures first: with many tests on one key, what is cut is the flaky notes, never the failure that set the status.
   const blocks: Array<{ head: string; rest: string }> = [];
   const notes: Array<{ head: string; rest: string }> = [];
-  // A first line longer than its share is cut within the head, so that the location after it stays.
-  const firstShare = Math.max(60, Math.floor(limit / (2 * Math.max(1, item.records.length))));
+  // A first line or a title longer than its share is cut within the head, so that what comes after it stays.
+  const share = Math.max(60, Math.floor(limit / (2 * Math.max(1, item.records.length))));
+  const titleShare = Math.max(40, Math.floor(share / 2));
   for (const r of item.records) {
     const [whole = '', ...more] = (r.error ?? '').split('\n');
-    const first = truncate(whole, firstShare);
+    const first = truncate(whole, share);
+    const title = truncate(r.title, titleShare);
     const where = r.errorLocation ? `\nat ${r.errorLocation}` : '';
     const rest = more.length ? `\n${more.join('\n')}` : '';
     if (r.outcome === 'failed' || r.outcome === 'timedOut' || r.outcome === 'interrupted') {
       const what = r.outcome === 'timedOut' ? 'Timed out' : r.outcome === 'interrupted' ? 'Interrupted' : 'Failed';
       // An interruption carries no error of its own: the comment says what stops a run, or it reads as a bug.
-      const why = r.error ? `\n${first}` : r.outcome === 'interrupted' ? `\n${INTERRUPTED}` : '';
-      blocks.push({ head: `${what}: ${r.title}${why}${where}`, rest });
+      const why = r.error ? first : r.outcome === 'interrupted' ? INTERRUPTED : 'no error text';
+      blocks.push({ head: `${what}: ${why}${where}\nin ${title}`, rest });
     } else if (r.outcome === 'flaky') {
       notes.push({
         // A serial group's retry may run a test that had passed again, and fail it: the failure came later.
-        head: `Flaky: passed on attempt ${r.passedAttempt ?? r.attempts} of ${r.title}${r.error ? `\n${r.passedAttempt ? 'Later' : 'Earlier'} failure: ${first}` : ''}${where}`,
+        head: `Flaky: passed on attempt ${r.passedAttempt ?? r.attempts} of ${title}${r.error ? `\n${r.passedAttempt ? 'Later' : 'Earlier'} failure: ${first}` : ''}${where}`,
         rest,
       });
     }

@@ -6,7 +6,7 @@ import { wasCut } from './comment';
 import type { AttachmentRef, Outcome, PlanItem, TestRecord } from './model';
 import { attachmentsOf, errorOf, stepStatuses, wantsAttachments, type Annotation, type ResultLike } from './attempt';
 
-export { stepStatuses, type ResultLike } from './attempt';
+export { fitSteps, StepCountNotes, stepStatuses, type ResultLike } from './attempt';
 
 // Targets and outside targets (the fake in the tests) take the comment helpers from here too.
 export { defaultComment, ERROR_TEXT_LIMIT, fitComment, FULL_ERROR_LIMIT, isDefaultComment, stripAnsi, truncate, wasCut } from './comment';
@@ -66,27 +66,43 @@ export function tagValues(test: Pick<TestLike, 'tags'>, pattern: RegExp): string
   );
 }
 
+/** A tag or annotation value of a test that looks meant for a target and is not one of its keys. */
+export interface NotKey {
+  value: string;
+  from: 'annotation' | 'tag';
+  /** What the target reads instead, when the value looks like a key in another form. */
+  hint?: string;
+}
+
 /** What the mapping needs of a target: its id and how a Playwright test maps to its keys. */
 export interface KeySource {
   readonly id: string;
   keysOf(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
-  /** Values of this target's annotations that are not keys (said, as the test is then not mapped by them). */
-  notKeys?(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): string[];
+  /** Values of this target's annotations that are not keys, and tags in a key's wrong form (said: the test is not mapped by them). */
+  notKeys?(test: Pick<TestLike, 'tags' | 'annotations' | 'results'>): NotKey[];
 }
 
 /**
- * One line per annotation value no target could read as a key (`zephyr: 'abc'`), at most `max` of them:
- * such a test is silently "not mapped" otherwise.
+ * One line per annotation value or tag no target could read as a key (`zephyr: 'abc'`), at most `max` of
+ * them: such a test is silently "not mapped" otherwise. A tag another listed target maps is not named
+ * (`@cs-12` is CucumberStudio's). Each line once: a run-time annotation is on the test and on each attempt.
  */
 export function notKeyLines(tests: readonly TestLike[], sources: readonly (KeySource & { label: string })[], max = 5): string[] {
   const lines: string[] = [];
   for (const t of tests)
-    for (const s of sources)
-      for (const v of s.notKeys?.(t) ?? [])
-        lines.push(
-          `${s.label}: the ${s.id} annotation "${v}" of "${t.titlePath().filter(Boolean).join(' › ')}" is not a key; not mapped by it`,
-        );
-  return lines.length > max ? [...lines.slice(0, max), `… and ${lines.length - max} more annotations that are not keys`] : lines;
+    for (const s of sources) {
+      const title = t.titlePath().filter(Boolean).join(' › ');
+      for (const v of s.notKeys?.(t) ?? []) {
+        if (v.from === 'tag' && sources.some((o) => o !== s && o.keysOf({ tags: [v.value], annotations: [], results: [] }).length))
+          continue;
+        const what = v.from === 'tag' ? `tag "${v.value}"` : `${s.id} annotation "${v.value}"`;
+        lines.push(`${s.label}: the ${what} of "${title}" is not a key${v.hint ? ` (${v.hint})` : ''}; not mapped by it`);
+      }
+    }
+  const each = unique(lines);
+  if (each.length <= max) return each;
+  const more = each.length - max;
+  return [...each.slice(0, max), `… and ${more} more ${more === 1 ? 'value that is not a key' : 'values that are not keys'}`];
 }
 
 /** Keys of a test in every target (targets it does not map to are left out). */
@@ -144,7 +160,8 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
 export function recordOf(
   test: TestLike,
   sources: readonly KeySource[],
-  evidence: { attachments: 'failed' | 'all' | 'none' } = { attachments: 'none' },
+  /** `root`: the project's folder (Playwright's rootDir): paths in error texts are shown relative to it. */
+  evidence: { attachments: 'failed' | 'all' | 'none'; root?: string } = { attachments: 'none' },
   /** Its last attempt began and never ended (stopped by the run's globalTimeout): interrupted, like a run stopped by Ctrl+C. */
   cutShort = false,
 ): TestRecord | null {
@@ -158,7 +175,7 @@ export function recordOf(
     title: (path.join(' › ') || test.title) + (test.repeatEachIndex ? ` (repetition ${test.repeatEachIndex + 1})` : ''),
     keys: keysByTarget(test, sources),
     outcome,
-    ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1])),
+    ...(outcome === 'passed' || outcome === 'skipped' ? {} : errorOf(failing ?? test.results[test.results.length - 1], evidence.root)),
     // A `test.fail()` that passed has no error of its own: Playwright's words for what went wrong.
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
@@ -238,14 +255,20 @@ export function aggregate<S extends number | string>(
     });
 }
 
-/** The files of every feeding test (each once), plus the full error text when the comment had to cut it. */
+/**
+ * The files of every feeding test (each once), plus the full error text when the comment had to cut it;
+ * each names the test it came from (a key's upload comment says which of its tests failed).
+ */
 function evidenceFiles(records: readonly TestRecord[], commentCut: boolean): AttachmentRef[] {
   const seen = new Set<string>();
-  const files = records.flatMap((r) => r.attachments ?? []).filter((a) => !a.path || (!seen.has(a.path) && seen.add(a.path)));
+  const files = records
+    .flatMap((r) => (r.attachments ?? []).map((a) => ({ ...a, test: r.title })))
+    .filter((a) => !a.path || (!seen.has(a.path) && seen.add(a.path)));
   const errors = records.filter((r) => r.evidence && r.error);
   if (commentCut && errors.length) {
     const text = errors.map((r) => `${r.title}\n${r.errorLocation ? `at ${r.errorLocation}\n` : ''}\n${r.error}`).join('\n\n---\n\n');
-    files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8') });
+    const test = errors.length === 1 ? errors[0].title : `${errors[0].title} and ${errors.length - 1} more`;
+    files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8'), test });
   }
   return files;
 }

@@ -46,6 +46,8 @@ export interface AttachmentRef {
   origin?: string;
   /** Only between Playwright and the engine: an in-memory body, never journaled. */
   body?: Buffer;
+  /** In a plan item (never journaled): the title of the test the file came from, for the upload's comment. */
+  test?: string;
 }
 
 /** The keys a record maps to in one target. */

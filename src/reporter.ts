@@ -30,6 +30,8 @@ export default class TmsReporter implements Reporter {
   private readonly env: NodeJS.ProcessEnv;
   /** Attempts Playwright ended; one it began and never ended was cut short (the run's globalTimeout). */
   private readonly ended = new WeakSet<TestResult>();
+  /** The project's folder (the config's): error texts and locations show paths relative to it. */
+  private root?: string;
   /** Playwright began the run with no test (an empty shard, or global setup / webServer failed). */
   private empty = false;
   /** Ctrl+C / SIGTERM during the end's sending stops it (listened to in onEnd only: Playwright handles them before). */
@@ -64,6 +66,7 @@ export default class TmsReporter implements Reporter {
       if ((this.options as { _mode?: unknown })._mode === 'list' || this.optionsOnly) return;
       this.suite = suite;
       const rootDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+      this.root = rootDir;
       const c = resolveConfig({
         definitions: this.definitions,
         options: this.options,
@@ -97,7 +100,7 @@ export default class TmsReporter implements Reporter {
       if (!this.run || !isFinalAttempt(test, result)) return;
       // A serial group's retry may run a test again after this (it passed, and a later test of the group failed):
       // its record then comes again, and the targets correct what they sent (CucumberStudio edits its result).
-      const record = recordOf(test, this.sources, this.config?.evidence);
+      const record = recordOf(test, this.sources, this.config && { ...this.config.evidence, root: this.root });
       if (record) this.run.record(record);
     });
   }
@@ -126,7 +129,7 @@ export default class TmsReporter implements Reporter {
     this.stop.listen();
     try {
       const tests = this.suite.allTests();
-      const evidence = this.config.evidence;
+      const evidence = { ...this.config.evidence, root: this.root };
       const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
       const records = tests.map((t) => recordOf(t, this.sources, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
       for (const line of notKeyLines(

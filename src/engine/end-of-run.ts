@@ -56,6 +56,21 @@ export interface EndProgress {
   filesLeft: number;
 }
 
+/**
+ * How long the rest of the results should take, for a progress line: from what is left at the rate of the
+ * end so far, but never past what publishTimeout leaves (`budgetMs`): a rate measured over a stall (a 429's
+ * wait, a job polled) says hours for what is done seconds later, and the end stops at publishTimeout anyway.
+ * `sentInEnd` / `elapsedMs`: results confirmed since the end began, and how long ago it began.
+ */
+export function timeLeftText(p: { sent: number; total: number; sentInEnd: number; elapsedMs: number; budgetMs: number }): string {
+  const left = p.total - p.sent;
+  if (left <= 0) return '';
+  const atRate = p.sentInEnd > 0 ? (left * p.elapsedMs) / p.sentInEnd : Infinity;
+  if (Number.isFinite(atRate) && atRate <= p.budgetMs) return `, about ${Math.max(1, Math.ceil(atRate / 1000))} s left at the current rate`;
+  if (!Number.isFinite(p.budgetMs) || p.budgetMs <= 0) return '';
+  return `, at most ${Math.ceil(p.budgetMs / 1000)} s left (publishTimeout; what is not sent by then stays in the outbox)`;
+}
+
 /** One summary line per reason a result was not sent, naming the first few keys it held back. */
 export function notSentLines(failed: PublishResult['failed']): string[] {
   const keysBy = new Map<string, string[]>();

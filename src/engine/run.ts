@@ -7,7 +7,7 @@ import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '..
 import { replayCommand, type Printer } from '../output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
-import { EndEstimate, markDeadlineCut } from './end-of-run';
+import { EndEstimate, markDeadlineCut, timeLeftText } from './end-of-run';
 import { OfferBatch } from './offer-batch';
 import { RecordKeeper } from './record-keeper';
 import { journalMeta, publishingSince, runMark } from './run-identity';
@@ -276,9 +276,7 @@ export class PublishRun {
       // Once the statuses are out, the time left is the files' and the read-back's, not a rate of results.
       if (stage === 'attachments') return `${head}, uploading attachments (${filesLeft} left)`;
       if (stage === 'read-back') return `${head}, reading them back`;
-      const rate = (sent - before[i]) / (elapsed / 1000);
-      const left = rate > 0 && sent < total ? `, about ${Math.ceil((total - sent) / rate)} s left at the current rate` : '';
-      return `${head}${left}`;
+      return `${head}${timeLeftText({ sent, total, sentInEnd: sent - before[i], elapsedMs: elapsed, budgetMs: this.deadline.remaining() })}`;
     });
     this.o.printer.info(`publishing: ${parts.join('; ')}`);
   }

@@ -226,6 +226,10 @@ export class TargetSession {
       await this.publishRest(records, mapped.length, statuses, summary, { inFlight, drained });
       // After the results: a link may name what only the publish learns (Zephyr's project key, from an execution).
       summary.link = this.target.link?.();
+      for (const note of this.target.notes?.() ?? []) {
+        this.warnings.push(note);
+        this.o.log.info(`${this.definition.label}: ${note}`);
+      }
     } else {
       await drained;
       summary.unsent = this.ledger.notHeld(keys);

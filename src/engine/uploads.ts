@@ -115,7 +115,11 @@ export class UploadQueue {
         return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
       }
       if (this.o.secrets?.length && isText(ref.contentType)) bytes = Buffer.from(redact(bytes.toString('utf8'), this.o.secrets), 'utf8');
-      const how = await this.o.target.attach!(item, { fileName, contentType: ref.contentType, bytes }, { check: this.o.check });
+      const how = await this.o.target.attach!(
+        item,
+        { fileName, contentType: ref.contentType, bytes, test: ref.test },
+        { check: this.o.check },
+      );
       this.tally[how === 'present' ? 'present' : 'uploaded']++;
       this.o.onDone(item.key, fileName);
     } catch (error) {

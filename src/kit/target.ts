@@ -52,6 +52,8 @@ export interface UploadFile {
   fileName: string;
   contentType: string;
   bytes: Buffer;
+  /** The title of the test the file came from (a key may have several tests). */
+  test?: string;
 }
 
 /** One line of `check`. */
@@ -107,6 +109,8 @@ export interface Target {
   verify(sent: readonly PlanItem[]): Promise<VerifyReport>;
   /** Read-only verification of the settings against the service (the `check` command). */
   check(): Promise<CheckLine[]>;
+  /** What the user should know of what was sent (e.g. step counts that differ): said once, at the end. */
+  notes?(): string[];
   /** Requests made so far. */
   calls(): number;
   /** Resolves when the preparation begun by `begin` (registering keys, waiting for generated tests) has settled. */

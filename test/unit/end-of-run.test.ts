@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EndEstimate } from '../../src/engine/end-of-run';
+import { EndEstimate, timeLeftText } from '../../src/engine/end-of-run';
 
 describe('EndEstimate', () => {
   it('extrapolates the pace so far to the tests left; unknown until a few have finished', () => {
@@ -21,5 +21,25 @@ describe('EndEstimate', () => {
     expect(e.msLeft()).toBe(0);
     expect(new EndEstimate(0, () => now).msLeft()).toBe(Infinity);
     expect(new EndEstimate(0, () => now).over()).toBe(false);
+  });
+});
+
+describe('the time left in a progress line (issue 31, item 8)', () => {
+  it('never says more than publishTimeout leaves: a rate measured over a stall is not extrapolated past it', () => {
+    // 1 of 1800 results in the first 10 s (a 429's wait): "about 17990 s left" before; the end stops at publishTimeout.
+    expect(timeLeftText({ sent: 1, total: 1800, sentInEnd: 1, elapsedMs: 10_000, budgetMs: 590_000 })).toBe(
+      ', at most 590 s left (publishTimeout; what is not sent by then stays in the outbox)',
+    );
+    // Nothing confirmed yet: the budget is all that is known.
+    expect(timeLeftText({ sent: 0, total: 10, sentInEnd: 0, elapsedMs: 10_000, budgetMs: 120_000 })).toBe(
+      ', at most 120 s left (publishTimeout; what is not sent by then stays in the outbox)',
+    );
+  });
+  it('a rate within the budget gives its estimate; nothing left says nothing', () => {
+    expect(timeLeftText({ sent: 50, total: 100, sentInEnd: 50, elapsedMs: 10_000, budgetMs: 590_000 })).toBe(
+      ', about 10 s left at the current rate',
+    );
+    expect(timeLeftText({ sent: 100, total: 100, sentInEnd: 100, elapsedMs: 10_000, budgetMs: 590_000 })).toBe('');
+    expect(timeLeftText({ sent: 0, total: 10, sentInEnd: 0, elapsedMs: 10_000, budgetMs: Infinity })).toBe('');
   });
 });

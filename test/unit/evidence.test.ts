@@ -1,6 +1,16 @@
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uploadNames, withExtension } from '../../src/engine/uploads';
-import { aggregate, defaultComment, fitComment, isDefaultComment, recordOf, stepStatuses, type TestLike } from '../../src/mapping';
+import {
+  aggregate,
+  defaultComment,
+  fitComment,
+  isDefaultComment,
+  recordOf,
+  StepCountNotes,
+  stepStatuses,
+  type TestLike,
+} from '../../src/mapping';
 import type { TestRecord } from '../../src/model';
 import { stepStatusesFor } from '../../src/targets/cucumberstudio/results';
 
@@ -18,7 +28,7 @@ describe('failure comments', () => {
     const error = `Expected "accepted", got "declined"\n${'call log line\n'.repeat(200)}`;
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error, errorLocation: 'tests/pay.spec.ts:12:7' })] }, 200);
     expect(comment.length).toBeLessThanOrEqual(200);
-    expect(comment).toMatch(/^Failed: a test\nExpected "accepted", got "declined"\nat tests\/pay\.spec\.ts:12:7\ncall log line/);
+    expect(comment).toMatch(/^Failed: Expected "accepted", got "declined"\nat tests\/pay\.spec\.ts:12:7\nin a test\ncall log line/);
     expect(comment).toMatch(/… \[truncated\]$/);
   });
 
@@ -35,7 +45,7 @@ describe('failure comments', () => {
     const error = `Expected ${'"a very long value" '.repeat(100)}`;
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error, errorLocation: 'tests/pay.spec.ts:12:7' })] }, 200);
     expect(comment.length).toBeLessThanOrEqual(200);
-    expect(comment).toMatch(/^Failed: a test\nExpected "a very long value".*… \[truncated\]\nat tests\/pay\.spec\.ts:12:7/);
+    expect(comment).toMatch(/^Failed: Expected "a very long value".*… \[truncated\]\nat tests\/pay\.spec\.ts:12:7\nin a test/);
   });
 
   it('never cut an emoji in half', () => {
@@ -56,13 +66,25 @@ describe('failure comments', () => {
   it('an interrupted test (no error of its own) says why a test is interrupted', () => {
     const comment = defaultComment({ outcome: 'interrupted', records: [rec({ outcome: 'interrupted' })] }, 750);
     expect(comment).toBe(
-      'Interrupted: a test\nThe run stopped before this test finished (Ctrl+C, a CI cancel, --max-failures or the globalTimeout).',
+      'Interrupted: The run stopped before this test finished (Ctrl+C, a CI cancel, --max-failures or the globalTimeout).\nin a test',
     );
   });
 
   it('are left whole when they fit', () => {
     const comment = defaultComment({ outcome: 'failed', records: [rec({ error: 'boom\nline 2', errorLocation: 'a.ts:1:1' })] }, 750);
-    expect(comment).toBe('Failed: a test\nboom\nat a.ts:1:1\nline 2');
+    expect(comment).toBe('Failed: boom\nat a.ts:1:1\nin a test\nline 2');
+  });
+
+  it('put the error first: a huge title is cut to its share, never the error (issue 31, item 10)', () => {
+    const title = `checkout › ${'a very long generated title '.repeat(100)}`;
+    const error = `Error: expect(received).toBe(expected)\nExpected: 200\nReceived: 500\n${'call log line\n'.repeat(50)}`;
+    const comment = defaultComment({ outcome: 'failed', records: [rec({ title, error, errorLocation: 'tests/pay.spec.ts:12:7' })] }, 750);
+    expect(comment.length).toBeLessThanOrEqual(750);
+    expect(comment).toMatch(
+      /^Failed: Error: expect\(received\)\.toBe\(expected\)\nat tests\/pay\.spec\.ts:12:7\nin checkout › a very long/,
+    );
+    expect(comment).toContain('Expected: 200\nReceived: 500');
+    expect(comment).not.toContain(title);
   });
 
   it('put the failures before the flaky notes, so that a full comment cuts the notes, not the failure', () => {
@@ -76,7 +98,7 @@ describe('failure comments', () => {
       });
     const failed = rec({ testId: 'x', title: 'the failing test', error: 'Error: the real failure', errorLocation: 'z.spec.ts:3:9' });
     const comment = defaultComment({ outcome: 'failed', records: [flaky(1), flaky(2), flaky(3), flaky(4), flaky(5), failed] }, 400);
-    expect(comment.startsWith('Failed: the failing test\nError: the real failure\nat z.spec.ts:3:9')).toBe(true);
+    expect(comment.startsWith('Failed: Error: the real failure\nat z.spec.ts:3:9\nin the failing test')).toBe(true);
     expect(comment.length).toBeLessThanOrEqual(400);
   });
 });
@@ -108,6 +130,51 @@ describe('evidence of a result', () => {
     const [item] = aggregate([a, b], (r) => r.keys.x, policy);
     expect(item.steps).toEqual(['passed', 'failed']);
     expect(item.attachments?.map((f) => f.path)).toEqual(['/x/a.png', '/x/b.png']);
+  });
+
+  it("each file names the test it came from, not the key's first test (issue 31, item 7)", () => {
+    const a = rec({ testId: 'a', title: 'passes first', outcome: 'passed' });
+    const b = rec({
+      testId: 'b',
+      title: 'fails second',
+      error: 'E'.repeat(500),
+      evidence: true,
+      attachments: [{ name: 'shot', contentType: 'image/png', path: '/x/b.png' }],
+    });
+    const [item] = aggregate([a, b], (r) => r.keys.x, policy);
+    expect(item.tests[0]).toBe('passes first');
+    expect(item.attachments?.map((f) => [f.name, f.test])).toEqual([
+      ['shot', 'fails second'],
+      ['error.txt', 'fails second'],
+    ]);
+  });
+
+  it("error texts and their location show paths relative to the project, not the runner's (issue 31, item 10)", () => {
+    const root = path.join(path.sep, 'home', 'runner', 'work', 'app');
+    const file = path.join(root, 'tests', 'pay.spec.ts');
+    const t = {
+      id: 't',
+      title: 'pays',
+      tags: ['@PROJ-1'],
+      annotations: [],
+      retries: 0,
+      results: [
+        {
+          status: 'failed' as const,
+          retry: 0,
+          errors: [
+            { message: `Error: ENOENT: no such file '${path.join(root, 'data', 'cards.json')}'`, location: { file, line: 12, column: 7 } },
+          ],
+        },
+      ],
+      outcome: () => 'unexpected' as const,
+      titlePath: () => ['', 'pay.spec.ts', 'pays'],
+    };
+    const r = recordOf(t, [], { attachments: 'none', root })!;
+    expect(r.errorLocation).toBe(`${path.join('tests', 'pay.spec.ts')}:12:7`);
+    expect(r.error).toBe(`Error: ENOENT: no such file '${path.join('data', 'cards.json')}'`);
+    // Without the project's folder (a caller that has none), paths stay as they are.
+    expect(recordOf(t, [], { attachments: 'none' })!.errorLocation).toBe(`${file}:12:7`);
   });
 
   it('the full error goes up as error.txt only when the comment was cut and the policy covers the test', () => {
@@ -243,5 +310,30 @@ describe('CucumberStudio step statuses', () => {
     expect(stepStatusesFor(['passed', 'passed', 'passed', 'passed'], 2)).toEqual(['passed', 'passed']);
     expect(stepStatusesFor(undefined, 3)).toBeUndefined();
     expect(stepStatusesFor(['passed'], undefined)).toEqual(['passed']);
+  });
+  it('a failure past the last step of the test fails that step: never every step passed on a failure (issue 31, item 2)', () => {
+    expect(stepStatusesFor(['passed', 'passed', 'passed', 'failed'], 3)).toEqual(['passed', 'passed', 'failed']);
+    expect(stepStatusesFor(['passed', 'skipped', 'passed', 'passed', 'failed'], 2)).toEqual(['passed', 'failed']);
+    // A failure within the steps stays where it is; a passed test's extra steps change nothing.
+    expect(stepStatusesFor(['failed', 'skipped', 'skipped', 'skipped'], 3)).toEqual(['failed', 'skipped', 'skipped']);
+    expect(stepStatusesFor(['passed', 'passed', 'passed', 'passed'], 3)).toEqual(['passed', 'passed', 'passed']);
+  });
+});
+
+describe('step counts that differ', () => {
+  it('are said once, naming the first few keys; a later send with matching counts takes a key back', () => {
+    const notes = new StepCountNotes();
+    expect(notes.lines()).toEqual([]);
+    notes.saw('PROJ-1', 3, 4);
+    notes.saw('PROJ-1', 3, 4);
+    notes.saw('PROJ-2', 3, 3);
+    expect(notes.lines()).toEqual([
+      "the step counts of 1 test differ from their Playwright tests' top-level steps (PROJ-1: 3 here, 4 in Playwright): steps are matched by order, and a failure past the last step here is shown on that step",
+    ]);
+    for (const k of ['PROJ-3', 'PROJ-4', 'PROJ-5']) notes.saw(k, 1, 2);
+    expect(notes.lines()[0]).toContain('of 4 tests differ');
+    expect(notes.lines()[0]).toContain('PROJ-4: 1 here, 2 in Playwright; …)');
+    notes.saw('PROJ-1', 4, 4);
+    expect(notes.lines()[0]).toContain('of 3 tests differ');
   });
 });

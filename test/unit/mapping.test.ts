@@ -87,7 +87,42 @@ describe('keys', () => {
     ]);
     const many = notKeyLines([0, 1, 2, 3, 4, 5].map(bad), [zephyr, cucumberstudio]);
     expect(many).toHaveLength(6);
-    expect(many[5]).toBe('… and 2 more annotations that are not keys');
+    expect(many[5]).toBe('… and 2 more values that are not keys');
+  });
+  it('counts each value once: a run-time annotation is on the test and on every attempt (issue 31, item 9)', () => {
+    // Playwright shows a run-time annotation in test.annotations and in each attempt's result.annotations.
+    const bad = (i: number) => {
+      const t = fakeTest(['failed', 'failed', 'failed'], {
+        title: `t${i}`,
+        retries: 2,
+        annotations: [{ type: 'zephyr', description: `nokey${i}` }],
+      });
+      for (const r of t.results) r.annotations = [{ type: 'zephyr', description: `nokey${i}` }];
+      return t;
+    };
+    const lines = notKeyLines([0, 1, 2, 3, 4, 5].map(bad), [zephyr]);
+    expect(lines).toHaveLength(6);
+    expect(new Set(lines).size).toBe(6);
+    expect(lines[5]).toBe('… and 1 more value that is not a key');
+  });
+  it("Jira keys are read in any case in tags and annotations, upper-cased; @cs-<id> stays CucumberStudio's (item 4)", () => {
+    const t = fakeTest(['passed'], {
+      tags: ['@proj-1', '@Proj-2', '@cs-3', '@CS-4', '@Cs-5'],
+      annotations: [{ type: 'zephyr', description: 'proj-6' }],
+    });
+    expect(zephyrKeysOf(t)).toEqual(['PROJ-6', 'PROJ-1', 'PROJ-2', 'CS-4', 'CS-5']);
+    expect(scenarioIdsOf(t)).toEqual([3]);
+  });
+  it("a tag in a key's wrong form is named: @cs-<id> to Zephyr alone, a scenario tag that is not @cs-<digits>", () => {
+    const t = fakeTest(['passed'], { title: 't', tags: ['@cs-12', '@cs12', '@cs-12a', '@smoke'] });
+    expect(notKeyLines([t], [zephyr])).toEqual([
+      'Zephyr Squad: the tag "@cs-12" of "chromium › a.spec.ts › t" is not a key (lower-case @cs-<id> is a CucumberStudio scenario; a key of the Jira project CS is tagged @CS-12); not mapped by it',
+    ]);
+    // With CucumberStudio configured, @cs-12 is its scenario: only its wrong forms are named.
+    expect(notKeyLines([t], [zephyr, cucumberstudio])).toEqual([
+      'CucumberStudio: the tag "@cs12" of "chromium › a.spec.ts › t" is not a key (a scenario tag is @cs-<id>, the id in digits); not mapped by it',
+      'CucumberStudio: the tag "@cs-12a" of "chromium › a.spec.ts › t" is not a key (a scenario tag is @cs-<id>, the id in digits); not mapped by it',
+    ]);
   });
   it('reads scenario ids from cucumberstudio annotations', () => {
     expect(scenarioIdsOf(fakeTest(['passed'], { annotations: [{ type: 'cucumberstudio', description: '501' }] }))).toEqual([501]);
@@ -95,7 +130,10 @@ describe('keys', () => {
   it('ignores malformed keys', () => {
     expect(
       zephyrKeysOf(
-        fakeTest(['passed'], { tags: ['@proj-1', '@PROJ-', '@-1'], annotations: [{ type: 'zephyr', description: 'not a key' }] }),
+        fakeTest(['passed'], {
+          tags: ['@PROJ-', '@-1', '@1PROJ-1', '@PROJ_1'],
+          annotations: [{ type: 'zephyr', description: 'not a key' }],
+        }),
       ),
     ).toEqual([]);
   });

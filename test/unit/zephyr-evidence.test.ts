@@ -71,4 +71,14 @@ describe('Zephyr execution files', () => {
     };
     expect(state.cycles.find((c) => c.id === cycleId)!.executions[0].stepResults.map((r) => r.statusId)).toEqual([1, 2, -1]);
   });
+
+  it("a failure past the Zephyr test's last step FAILs that step, and the differing counts are noted (issue 31, item 2)", async () => {
+    const evidence = new ExecutionEvidence(client, lane);
+    await evidence.setSteps(execution, ['passed', 'passed', 'passed', 'failed']);
+    const state = sandbox.state().zephyr as {
+      cycles: Array<{ id: string; executions: Array<{ stepResults: Array<{ statusId: number }> }> }>;
+    };
+    expect(state.cycles.find((c) => c.id === cycleId)!.executions[0].stepResults.map((r) => r.statusId)).toEqual([1, 1, 2]);
+    expect(evidence.stepCounts.lines()).toEqual([expect.stringContaining('(PROJ-7: 3 here, 4 in Playwright)')]);
+  });
 });

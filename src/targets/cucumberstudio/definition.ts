@@ -28,8 +28,19 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
         String(Number(s)),
       ),
     ),
-  notKeys: (test) => annotationValues(test, 'cucumberstudio').filter((s) => !/^\d+$/.test(s)),
-  // Where results go and what they say: a replay publishes as the run would have (the config may have changed since).
+  notKeys: (test) => [
+    ...unique(annotationValues(test, 'cucumberstudio').filter((s) => !/^\d+$/.test(s))).map((value) => ({
+      value,
+      from: 'annotation' as const,
+    })),
+    // A scenario tag in a wrong form (`@cs-12a`, `@cs_12`, `@cs12`): `@cs-<id>` with the id's digits only.
+    ...unique(tagValues(test, /^@cs[-_]?\d\S*$/).filter((t) => !SCENARIO_TAG.test(t))).map((value) => ({
+      value,
+      from: 'tag' as const,
+      hint: 'a scenario tag is @cs-<id>, the id in digits',
+    })),
+  ],
+  // Where results go, and the statusMap (it has no env var; a replay sees only the env): a replay maps outcomes as the run did.
   journalMeta: (c) => ({
     settings: { projectId: c.projectId, statusMap: c.statusMap },
     containerName: c.testRunName,

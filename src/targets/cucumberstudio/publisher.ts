@@ -133,7 +133,7 @@ export class CucumberStudioTarget implements Target {
             reason: `scenario ${scenarioId} has no test in test run ${runId}${this.unready ? ` yet: ${this.unready}` : ''}`,
           });
         try {
-          const input = { status: String(item.status), description: item.comment, steps: item.steps };
+          const input = { status: String(item.status), description: item.comment, steps: item.steps, key: String(item.key) };
           // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
           // otherwise post again beside the item's next send (a second result on that test).
           const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input)));
@@ -215,6 +215,10 @@ export class CucumberStudioTarget implements Target {
           .join(', ')}`,
       });
     return lines;
+  }
+
+  notes(): string[] {
+    return this.results.stepNotes.lines();
   }
 
   calls(): number {

@@ -1,5 +1,6 @@
 import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';
+import { fitSteps, StepCountNotes } from '../../mapping';
 import type { StepStatus } from '../../model';
 import { asArray, type CucumberStudioClient } from './client';
 
@@ -23,17 +24,21 @@ export interface ResultInput {
   description: string;
   /** The Playwright test's top-level steps that ran (absent = none). */
   steps?: readonly StepStatus[];
+  /** The scenario id (the key): named when its step count differs from the Playwright test's. */
+  key?: string;
 }
 
 /**
  * One status per step of the CucumberStudio test: the service reads a shorter list as scenario-level
  * (spread over action words) and drops extra entries, so steps the Playwright test never reached are
- * sent as `skipped` and extra ones are left out. Unknown step count: sent as they are.
+ * sent as `skipped` and extra ones are left out — a failure among those extra ones fails the last step
+ * (fitSteps). Unknown step count: sent as they are.
  */
 export function stepStatusesFor(steps: readonly StepStatus[] | undefined, stepCount: number | undefined): string[] | undefined {
   if (!steps?.length) return undefined;
   if (stepCount === undefined) return [...steps];
-  return Array.from({ length: stepCount }, (_, i) => steps[i] ?? 'skipped');
+  const fitted = fitSteps(steps, stepCount);
+  return Array.from({ length: stepCount }, (_, i) => fitted[i] ?? 'skipped');
 }
 
 /**
@@ -51,6 +56,8 @@ export class ResultWriter {
    * one of their posts fails the item is sent again, and the tests that already have it must not get it twice.
    */
   private readonly posted = new Map<string, { print: string; steps: string; runId: number }>();
+  /** Scenarios whose test has another number of steps than the Playwright test (said once, at the end). */
+  readonly stepNotes = new StepCountNotes();
 
   constructor(
     private readonly client: CucumberStudioClient,
@@ -61,7 +68,10 @@ export class ResultWriter {
   ) {}
 
   async post(runId: number, testId: string, input: ResultInput): Promise<void> {
-    const stepStatuses = stepStatusesFor(input.steps, this.stepCounts.get(testId));
+    const count = this.stepCounts.get(testId);
+    const stepStatuses = stepStatusesFor(input.steps, count);
+    if (input.key !== undefined && count !== undefined && input.steps?.length)
+      this.stepNotes.saw(`scenario ${input.key}`, count, input.steps.length);
     const print = JSON.stringify([runId, input.status, input.description, stepStatuses ?? []]);
     const steps = JSON.stringify(stepStatuses ?? []);
     const before = this.posted.get(testId);

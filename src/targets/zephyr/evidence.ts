@@ -3,6 +3,7 @@ import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';
 import type { StepStatus } from '../../model';
 import { head } from '../../comment';
+import { fitSteps, StepCountNotes } from '../../mapping';
 import type { ZephyrClient, ZephyrExecution } from './client';
 
 /** Built-in step result statuses (`GET /teststep/statuses`), the same ids on every tenant. */
@@ -31,6 +32,9 @@ export class ExecutionEvidence {
     /** This run's mark: the upload's comment ends with it, and a file is this run's only if its comment does. */
     private readonly runMark?: string,
   ) {}
+
+  /** Keys whose Zephyr test has another number of steps than the Playwright test (said once, at the end). */
+  readonly stepCounts = new StepCountNotes();
 
   async attach(e: ZephyrExecution, where: Where, file: UploadFile, comment: string, check: boolean): Promise<'uploaded' | 'present'> {
     let uploaded = false;
@@ -69,7 +73,8 @@ export class ExecutionEvidence {
   /**
    * Per-step results of a test, matched by order: steps that passed PASS, the failing one FAIL, steps it
    * skipped or never reached UNEXECUTED — an earlier run, or this one before a correction, may have left them
-   * PASS. Steps it has no result for: PASS for a passed test (as the bulk call gives passed tests), else
+   * PASS. A failure in a Playwright step past the Zephyr test's last step FAILs that last step (fitSteps).
+   * Steps it has no result for: PASS for a passed test (as the bulk call gives passed tests), else
    * UNEXECUTED. A step result that already says so is not sent: 1 + changed calls.
    */
   async setSteps(e: ZephyrExecution, steps: readonly StepStatus[], passed = false): Promise<void> {
@@ -80,10 +85,12 @@ export class ExecutionEvidence {
       { executionId: e.id, issueId: e.issueId },
     );
     const ordered = [...(found.stepResults ?? [])].sort((a, b) => Number(a.orderId ?? 0) - Number(b.orderId ?? 0));
+    const fitted = fitSteps(steps, ordered.length);
+    this.stepCounts.saw(e.issueKey, ordered.length, steps.length);
     await Promise.all(
       ordered.map(async (r, i) => {
         const status =
-          steps[i] === 'failed' ? STEP_FAIL : steps[i] === 'passed' || (passed && i >= steps.length) ? STEP_PASS : STEP_UNEXECUTED;
+          fitted[i] === 'failed' ? STEP_FAIL : fitted[i] === 'passed' || (passed && i >= steps.length) ? STEP_PASS : STEP_UNEXECUTED;
         // The status as an object ({id}) or an id; a listing without one (not established) gets the call.
         const now = typeof r.status === 'object' && r.status !== null ? (r.status as { id?: unknown }).id : r.status;
         if (now !== undefined && Number(now) === status) return;

@@ -129,7 +129,7 @@ export class ZephyrTarget implements Target {
     const e = this.members.get(item.key);
     if (!e) throw new Error(this.members.rejection(item.key)?.reason ?? `${item.key} is not in the cycle`);
     const { projectId, versionId } = this.cfg;
-    return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(item.tests[0] ?? item.key, 200), check);
+    return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(file.test ?? item.tests[0] ?? item.key, 200), check);
   }
 
   /** The cycle in the project's Zephyr view, when the Jira site is configured (the project key comes from a mapped issue). */
@@ -166,6 +166,10 @@ export class ZephyrTarget implements Target {
 
   check(): Promise<CheckLine[]> {
     return checkZephyr(this.cfg, this.client);
+  }
+
+  notes(): string[] {
+    return this.evidence.stepCounts.lines();
   }
 
   calls(): number {

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { evidenceReaders } from './evidence-helpers';
+import { runPlaywright, testSandbox } from './harness';
+
+/**
+ * What a result says beside its status, seen through real `playwright test` runs against the sandbox
+ * (issue 31): steps past the service test's last one, which test a file came from, a comment whose error
+ * comes before a huge title, with paths relative to the project.
+ */
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+const { resultOf, executionOf, envFor } = evidenceReaders(() => sandbox);
+
+/** Longer than the whole 750-character Zephyr comment. */
+const HUGE = `checkout ${'with a very long generated title '.repeat(40)}`.trim();
+
+const FILES = {
+  'tests/output.spec.ts': `
+import { test, expect } from '@playwright/test';
+
+test('passes first @PROJ-21', async () => {});
+
+test(${JSON.stringify(`${HUGE} @PROJ-21 @cs-21`)}, async ({}, testInfo) => {
+  await testInfo.attach('shot', { body: Buffer.from('the failing test\\'s file'), contentType: 'text/plain' });
+  await test.step('one', async () => {});
+  await test.step('two', async () => {});
+  await test.step('three', async () => {});
+  await test.step('four', async () => { expect('declined').toBe('accepted'); });
+});
+`,
+};
+
+describe('what a result says beside its status (real run)', () => {
+  it('four steps on a three-step test FAIL the last; the file names its test; the error leads the comment, paths relative', async () => {
+    const name = 'output of a result';
+    const run = await runPlaywright({ files: FILES, env: envFor(name, { ZEPHYR_STEP_RESULTS: 'detailed' }), workers: 1 });
+    expect(run.summary?.targets.zephyr, run.output.slice(-3000)).toMatchObject({ published: 1, unsent: 0, errors: [] });
+    expect(run.summary?.targets.cucumberstudio, run.output.slice(-3000)).toMatchObject({ published: 1, unsent: 0, errors: [] });
+    const e = executionOf(name, 'PROJ-21');
+    expect(e.statusId).toBe(2);
+    // Item 2: the failure in Playwright's fourth step is not three PASS steps, in either service; said once each.
+    expect(e.stepResults.map((r) => r.statusId)).toEqual([1, 1, 2]);
+    const result = resultOf(name, 21);
+    expect(result.status).toBe('failed');
+    expect(result.stepStatusesSent).toEqual(['passed', 'passed', 'failed']);
+    expect(run.output.match(/Zephyr Squad: the step counts of 1 test differ .*\(PROJ-21: 3 here, 4 in Playwright\)/g)).toHaveLength(1);
+    expect(run.output).toMatch(/CucumberStudio: the step counts of 1 test differ .*\(scenario 21: 3 here, 4 in Playwright\)/);
+    // Item 10: the error first, then where (relative to the project), then the title cut to its share.
+    expect(e.comment.length).toBeLessThanOrEqual(750);
+    expect(e.comment).toMatch(/^Failed: Error: expect\(received\)\.toBe\(expected\).*\nat tests\/output\.spec\.ts:\d+:\d+\nin /);
+    expect(e.comment).toContain('Expected: "accepted"');
+    expect(e.comment).not.toContain(run.dir);
+    expect(result.description).toMatch(/^Failed: Error: expect\(received\)\.toBe\(expected\)/);
+    expect(result.description).not.toContain(run.dir);
+    // Item 7: the upload's comment names the failing test, not the key's first test.
+    const files = (e as unknown as { attachments: Array<{ fileName: string; comment: string }> }).attachments;
+    const shot = files.find((f) => f.fileName.startsWith('shot'));
+    expect(shot?.comment, JSON.stringify(files)).toMatch(/^output\.spec\.ts › checkout with a very long generated title/);
+    expect(files.filter((f) => f.comment.startsWith('passes first'))).toEqual([]);
+  });
+});
