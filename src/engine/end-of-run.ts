@@ -54,6 +54,8 @@ export interface EndProgress {
   stage: EndStage;
   /** Files queued and not yet tried. */
   filesLeft: number;
+  /** The service is given up for this run (no answer): why, e.g. "Zephyr unreachable: connection refused at …". */
+  givenUp?: string;
 }
 
 /** One summary line per reason a result was not sent, naming the first few keys it held back. */

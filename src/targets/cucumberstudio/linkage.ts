@@ -128,7 +128,7 @@ export async function waitForTests(
   }: { runId: number; list: () => Promise<Snapshot[]>; index: TestIndex; todo: ReadonlySet<number>; run: RunScenarios },
   o: ReadyOptions,
 ): Promise<Readiness> {
-  const now = o.now ?? Date.now;
+  const now = o.clock ? () => o.clock!.now() : Date.now;
   let listed = false;
   let sawShort = false;
   let previous: string | undefined;
@@ -140,7 +140,8 @@ export async function waitForTests(
     try {
       tests = await list();
     } catch (error) {
-      if (classify(error).kind === 'fatal') throw error;
+      // No answer is not "still generating": the shared wait gives the service up after a few tries.
+      if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
       lastProblem = error;
       return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
     }
