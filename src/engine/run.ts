@@ -278,10 +278,11 @@ export class PublishRun {
     const elapsed = Date.now() - started;
     if (elapsed < (this.o.quietEndMs ?? QUIET_END_MS)) return;
     const parts = this.sessions.map((s, i) => {
-      const { sent, total, stage, filesLeft, givenUp } = s.progress();
+      const { sent, total, stage, filesLeft, service } = s.progress();
       const head = `${s.definition.label} ${sent}/${total} results sent`;
       if (done.has(s)) return `${head}, done`;
-      if (givenUp) return `${head}, ${givenUp}; the rest stays in the outbox`;
+      // A service that answers nothing: the line says so and why, not a rate or a stage.
+      if (service) return `${head}, ${service}`;
       // Once the statuses are out, the time left is the files' and the read-back's, not a rate of results.
       if (stage === 'attachments') return `${head}, uploading attachments (${filesLeft} left)`;
       if (stage === 'read-back') return `${head}, reading them back`;

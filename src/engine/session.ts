@@ -152,7 +152,7 @@ export class TargetSession {
       total: this.endTotal,
       stage: this.endStage,
       filesLeft: this.uploads.waiting,
-      ...(this.o.reachability?.down ? { givenUp: this.o.reachability.down.message } : {}),
+      ...(this.o.reachability?.describe() ? { service: this.o.reachability.describe() } : {}),
     };
   }
 

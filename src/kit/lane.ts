@@ -1,3 +1,4 @@
+import { BadResponseError, HttpError } from '../http/errors';
 import { attemptLoop, ready } from './attempts';
 import { classify, type Failure } from './classify';
 import { realClock, type Clock } from './clock';
@@ -92,10 +93,14 @@ export class RequestLane {
       slot = await this.pace();
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
-      return await exchange();
+      const answer = await exchange();
+      this.o.reachability?.answered();
+      return answer;
     } catch (error) {
       // A 429 is for the whole key / IP, also when the call is not retried here (a poll retries by itself).
       const failure = classify(error, this.now());
+      if (failure.kind === 'unreachable') this.o.reachability?.noAnswer(failure.error);
+      else if (failure.kind !== 'fatal' || error instanceof HttpError || error instanceof BadResponseError) this.o.reachability?.answered();
       if (failure.kind === 'rate-limited' && failure.waitMs !== undefined && failure.waitMs > 0)
         this.pausedUntil = Math.max(this.pausedUntil, this.now() + failure.waitMs);
       throw error;

@@ -69,6 +69,8 @@ export class UnreachableStreak {
  */
 export class Reachability {
   private lost?: { error: UnreachableError; at: number; duringEnd: boolean };
+  /** Since when the service has answered nothing, and the last failure (any answer clears it). */
+  private silent?: { since: number; last: NetworkError };
 
   constructor(
     private readonly endBegan: () => boolean = () => false,
@@ -89,6 +91,27 @@ export class Reachability {
     // Given up while the tests ran: the end tries once more (the service may be back); so does the run after a pause.
     if (this.endBegan() || this.clock.now() - lost.at >= UNREACHABLE_COOL_DOWN_MS) this.lost = undefined;
     else throw lost.error;
+  }
+
+  /** A request got no answer (the lane tells every one): the progress line names it while it lasts. */
+  noAnswer(error: NetworkError): void {
+    this.silent = { since: this.silent?.since ?? this.clock.now(), last: error };
+  }
+
+  /** A request got an answer (any status): the service is there. */
+  answered(): void {
+    this.silent = undefined;
+  }
+
+  /**
+   * What a progress line says of the service: given up and why, or answering nothing for how long and why
+   * (e.g. "no answer for 12 s: connection refused at 127.0.0.1:4010"); undefined while it answers.
+   */
+  describe(): string | undefined {
+    if (this.lost) return `${this.lost.error.message}; the rest stays in the outbox`;
+    const s = this.silent;
+    if (!s) return undefined;
+    return `no answer for ${seconds(this.clock.now() - s.since)}: ${s.last.what}${s.last.host ? ` at ${s.last.host}` : ''}`;
   }
 
   /** The service given up, if it is (the session's summary and progress line name the cause). */
