@@ -132,3 +132,33 @@ describe.each(['zephyr', 'cucumberstudio'] as const)('%s goes away mid-run', (id
     90_000,
   );
 });
+
+describe('CucumberStudio goes away while a new run’s tests are generated', () => {
+  it('a refused connection is not "still generating": given up within the bound, the cause named, no advice to raise the timeout', async () => {
+    // Its own sandbox: generation slow enough to go away in the middle of it.
+    const slow = await testSandbox({ cucumberstudio: { generationDelayMs: 5_000 } });
+    const proxy = await switchableProxy(slow.origin);
+    proxies.push(proxy);
+    try {
+      const name = 'unreachable while generating';
+      const env = Object.fromEntries(Object.entries(slow.env()).filter(([k]) => k.startsWith('CUCUMBERSTUDIO_')));
+      const files = { 'a.spec.ts': [1, 2, 3].map((n) => quickTest(`t${n}`, [`@cs-${n}`])).join('') };
+      const run = startLiveRun(files, { ...env, CUCUMBERSTUDIO_BASE_URL: proxy.origin, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
+      runs.push(run);
+      const created = () => (slow.state().cucumberstudio as { testRuns: Array<{ name: string }> }).testRuns.some((r) => r.name === name);
+      await until('the run is created', created);
+      await proxy.switchTo('refuse');
+      const wentAway = Date.now();
+      const { output } = await run.exited;
+
+      expect(Date.now() - wentAway, output).toBeLessThan(BOUND_MS);
+      expect(output).toContain(`CucumberStudio unreachable: connection refused at ${proxy.host}`);
+      expect(output).not.toMatch(/still being generated|still not ready|snapshotTimeoutMs|CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS/);
+      const summary = JSON.parse(fs.readFileSync(path.join(run.dir, 'summary.json'), 'utf8')) as RunSummary;
+      expect(summary.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 3 });
+      expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+});
