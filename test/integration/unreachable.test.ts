@@ -162,3 +162,36 @@ describe('CucumberStudio goes away while a new run’s tests are generated', () 
     }
   }, 90_000);
 });
+
+describe('Zephyr goes away while its job runs', () => {
+  it('the job is not polled through "connection refused" until its timeout: given up within the bound, the cause named', async () => {
+    // Its own sandbox: jobs slow enough to go away while the reporter polls one.
+    const slow = await testSandbox({ zephyr: { jobDelayMs: 5_000 } });
+    const proxy = await switchableProxy(slow.origin);
+    proxies.push(proxy);
+    try {
+      const name = 'unreachable while a job runs';
+      const env = Object.fromEntries(Object.entries(slow.env()).filter(([k]) => k.startsWith('ZEPHYR_')));
+      const files = { 'a.spec.ts': [1, 2, 3].map((n) => quickTest(`t${n}`, [`@PROJ-${n}`])).join('') };
+      const run = startLiveRun(files, {
+        ...env,
+        ZEPHYR_BASE_URL: env.ZEPHYR_BASE_URL.replace(slow.origin, proxy.origin),
+        ZEPHYR_CYCLE_NAME: name,
+      });
+      runs.push(run);
+      await until('a job is polled', () => slow.log().some((e) => e.target.includes('/jobprogress/')));
+      await proxy.switchTo('refuse');
+      const wentAway = Date.now();
+      const { output } = await run.exited;
+
+      expect(Date.now() - wentAway, output).toBeLessThan(BOUND_MS);
+      expect(output).toContain(`Zephyr unreachable: connection refused at ${proxy.host}`);
+      expect(output).not.toMatch(/still not ready|cut short by publishTimeout/);
+      const summary = JSON.parse(fs.readFileSync(path.join(run.dir, 'summary.json'), 'utf8')) as RunSummary;
+      expect(summary.targets.zephyr).toMatchObject({ published: 0, unsent: 3 });
+      expect(outboxFiles(run.outboxDir)).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+});
