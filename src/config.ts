@@ -4,7 +4,7 @@
  * thrown. What each service reads is its definition's business; this file only iterates them.
  */
 import * as path from 'node:path';
-import { checkUnknownKeys, isPlainObject, Problems, readBool, readChoice, readInt, readString, type Env } from './kit/config-fields';
+import { checkUnknownKeys, isPlainObject, pick, Problems, readBool, readChoice, readInt, readString, type Env } from './kit/config-fields';
 import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
 import { buildLabel, detectCi, runDescription } from './ci-metadata';
 import { GENERAL_OPTION_KEYS, type EvidencePolicy, type RunInfo } from './options';
@@ -29,8 +29,10 @@ export interface ResolvedConfig {
   readonly failOnPublishError: boolean;
   readonly dryRun: boolean;
   readonly debug: boolean;
-  /** How long (ms) the end of the run may take at most. */
+  /** How long (ms) the end of the run may take at most; Infinity: no limit (`0` / `off`). */
   readonly publishTimeoutMs: number;
+  /** How long (ms) a request may go without a byte from the service before it counts as no answer. */
+  readonly requestTimeoutMs: number;
   readonly evidence: EvidencePolicy;
   readonly runInfo: RunInfo;
   /** One line per problem, each naming the option and the env var. */
@@ -130,7 +132,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     failOnPublishError: readBool(p, opts.failOnPublishError, env, 'failOnPublishError', 'PW_TMS_FAIL_ON_ERROR', false),
     dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false, { value: true, because: 'taken as true: a dry run' }),
     debug: readBool(p, opts.debug, env, 'debug', 'PW_TMS_DEBUG', false),
-    publishTimeoutMs: (readInt(p, opts.publishTimeout, env, 'publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT', 1) ?? 600) * 1000,
+    publishTimeoutMs: readPublishTimeoutMs(p, opts.publishTimeout, env),
+    requestTimeoutMs: (readInt(p, opts.requestTimeout, env, 'requestTimeout', 'PW_TMS_REQUEST_TIMEOUT', 1) ?? 30) * 1000,
     evidence: {
       attachments: readChoice(p, opts.attachments, env, 'attachments', 'PW_TMS_ATTACHMENTS', ['failed', 'all', 'none'] as const, 'failed'),
       maxBytes: readInt(p, opts.attachmentMaxBytes, env, 'attachmentMaxBytes', 'PW_TMS_ATTACHMENT_MAX_BYTES', 1) ?? 10 * 1024 * 1024,
@@ -139,6 +142,24 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     problems: Object.freeze(p.lines),
     secrets: Object.freeze(secrets.filter((s) => s.length >= 4)),
   });
+}
+
+/**
+ * `publishTimeout` in ms: whole seconds, default 600; `0` or `off` is no limit (Infinity). Any size is taken
+ * as given: the timers clamp what Node cannot keep (2³¹−1 ms, about 24.8 days, is as good as no limit).
+ */
+function readPublishTimeoutMs(p: Problems, option: unknown, env: Env): number {
+  const [name, envVar] = ['publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT'];
+  const { value } = pick(option, env, envVar);
+  if (value === undefined) return 600_000;
+  const text = String(value).trim().toLowerCase();
+  if (text === 'off') return Infinity;
+  const seconds = typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds < 0) {
+    p.add(name, envVar, `expected a whole number of seconds (0 or off: no limit), got ${JSON.stringify(value)}; 600 is used`);
+    return 600_000;
+  }
+  return seconds === 0 ? Infinity : seconds * 1000;
 }
 
 /** A target's options object; `false` switches the target off (`true`: on as usual, when credentials are present). */

@@ -12,9 +12,15 @@ export interface GeneralOptions {
   debug?: boolean;
   /**
    * The longest (seconds) the reporter keeps Playwright waiting after the last test; what is not sent
-   * by then stays in the outbox for `replay`. Default 600. Env `PW_TMS_PUBLISH_TIMEOUT`.
+   * by then stays in the outbox for `replay`. Default 600; `0` or `'off'`: no limit. Env `PW_TMS_PUBLISH_TIMEOUT`.
    */
   publishTimeout?: number | string;
+  /**
+   * How long (seconds) a request may go without a byte from the service; after that it counts as no answer,
+   * and a service that answers nothing for two such requests in a row (or refuses three connections) is
+   * given up for the run, its results kept in the outbox. Default 30. Env `PW_TMS_REQUEST_TIMEOUT`.
+   */
+  requestTimeout?: number | string;
   /**
    * Which tests' Playwright attachments (screenshots, videos, traces, `testInfo.attach`) are uploaded:
    * `failed` (failed, timed out and flaky tests; default), `all`, `none`. Env `PW_TMS_ATTACHMENTS`.
@@ -37,6 +43,7 @@ export const GENERAL_OPTION_KEYS = [
   'summaryFile',
   'debug',
   'publishTimeout',
+  'requestTimeout',
   'attachments',
   'attachmentMaxBytes',
   'build',

@@ -54,6 +54,11 @@ export interface EndProgress {
   stage: EndStage;
   /** Files queued and not yet tried. */
   filesLeft: number;
+  /**
+   * The service answers nothing: for how long and why ("no answer for 12 s: connection refused at …"), or that
+   * it is given up for this run ("Zephyr unreachable: connection refused at … ; the rest stays in the outbox").
+   */
+  service?: string;
 }
 
 /**

@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
+import { safeDelay } from '../kit/clock';
 import { Deadline } from '../kit/deadline';
+import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
 import { replayCommand, type Printer } from '../output';
@@ -40,7 +42,7 @@ export interface PublishRunOptions {
 async function within(work: Promise<unknown>, ms: number): Promise<void> {
   if (!Number.isFinite(ms)) return void (await work);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, safeDelay(ms))))]);
   clearTimeout(timer);
 }
 
@@ -69,6 +71,7 @@ export class PublishRun {
     private readonly o: PublishRunOptions,
   ) {
     this.http = createHttp({
+      timeoutMs: config.requestTimeoutMs,
       onExchange: (e) =>
         o.printer.debug(
           `${e.service} ${e.method} ${e.path} -> ${e.status}${e.redirectTo ? ` to ${e.redirectTo}` : ''} (${Math.round(e.durationMs)} ms)`,
@@ -112,20 +115,22 @@ export class PublishRun {
     this.keeper = new RecordKeeper(config.secrets, this.outbox);
     this.toOffer = new OfferBatch((batch) => this.offer(batch), o.offerEveryMs);
     const log = { info: o.printer.info, error: o.printer.error };
-    this.sessions = config.targets.map(
-      ({ definition, config: c }) =>
-        new TargetSession(definition, definition.create(c, deps), {
-          outbox: this.outbox,
-          log,
-          alreadyDone: o.journal?.done.get(definition.id),
-          attached: o.journal?.attached.get(definition.id),
-          refused: o.journal?.refused.get(definition.id),
-          maxAttachmentBytes: config.evidence.maxBytes,
-          secrets: config.secrets,
-          replay: !!o.journal,
-          endInMs: () => this.estimate?.msLeft() ?? Infinity,
-        }),
-    );
+    this.sessions = config.targets.map(({ definition, config: c }) => {
+      // Per service: one that gives no answer is given up for the run, its session stops sending and says why.
+      const reachability = new Reachability(() => this.deadline.started);
+      return new TargetSession(definition, definition.create(c, { ...deps, reachability }), {
+        outbox: this.outbox,
+        log,
+        alreadyDone: o.journal?.done.get(definition.id),
+        attached: o.journal?.attached.get(definition.id),
+        refused: o.journal?.refused.get(definition.id),
+        maxAttachmentBytes: config.evidence.maxBytes,
+        secrets: config.secrets,
+        replay: !!o.journal,
+        endInMs: () => this.estimate?.msLeft() ?? Infinity,
+        reachability,
+      });
+    });
   }
 
   get targetIds(): string[] {
@@ -239,7 +244,10 @@ export class PublishRun {
     const progress = setInterval(() => this.printProgress(started, before, done), every);
     progress.unref?.();
     let timer: NodeJS.Timeout | undefined;
-    const cut = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), limitMs)));
+    // No limit (publishTimeout 0 / off): never cut. Clamped: a longer timer would fire at once.
+    const cut = new Promise<'cut'>((resolve) => {
+      if (Number.isFinite(limitMs)) timer = setTimeout(() => resolve('cut'), safeDelay(limitMs));
+    });
     const stop = this.o.stop;
     let onStop: (() => void) | undefined;
     const stopped = new Promise<'stop'>((resolve) => (onStop = () => resolve('stop')));
@@ -270,9 +278,11 @@ export class PublishRun {
     const elapsed = Date.now() - started;
     if (elapsed < (this.o.quietEndMs ?? QUIET_END_MS)) return;
     const parts = this.sessions.map((s, i) => {
-      const { sent, total, stage, filesLeft } = s.progress();
+      const { sent, total, stage, filesLeft, service } = s.progress();
       const head = `${s.definition.label} ${sent}/${total} results sent`;
       if (done.has(s)) return `${head}, done`;
+      // A service that answers nothing: the line says so and why, not a rate or a stage.
+      if (service) return `${head}, ${service}`;
       // Once the statuses are out, the time left is the files' and the read-back's, not a rate of results.
       if (stage === 'attachments') return `${head}, uploading attachments (${filesLeft} left)`;
       if (stage === 'read-back') return `${head}, reading them back`;

@@ -1,18 +1,13 @@
 import { labelled } from '../output';
 import { classify } from '../kit/classify';
+import { UnreachableError, type Reachability } from '../kit/reachability';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
-import {
-  SettingsRefusedError,
-  type ContainerInfo,
-  type PublishResult,
-  type StatusTable,
-  type Target,
-  type TargetDefinition,
-} from '../kit/target';
+import { SettingsRefusedError, type ContainerInfo, type StatusTable, type Target, type TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
 import type { Outbox } from './outbox';
 import { ResultLedger } from './ledger';
-import { addFiles, addNotSent, addReadBack, countSent, type EndProgress, type EndStage } from './end-of-run';
+import { sendTheRest } from './end-sends';
+import type { EndProgress, EndStage } from './end-of-run';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -38,6 +33,8 @@ export interface SessionOptions {
   /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
   endInMs?: () => number;
   secrets?: readonly string[];
+  /** Whether the service is given up for this run (no answer): the end then stops sending and says why. */
+  reachability?: Reachability;
 }
 
 /**
@@ -155,6 +152,7 @@ export class TargetSession {
       total: this.endTotal,
       stage: this.endStage,
       filesLeft: this.uploads.waiting,
+      ...(this.o.reachability?.describe() ? { service: this.o.reachability.describe() } : {}),
     };
   }
 
@@ -206,7 +204,7 @@ export class TargetSession {
       begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
     } catch (error) {
       // The service may have come back since onBegin (outage at start): one more try before giving up.
-      if (classify(error).kind === 'transient' || classify(error).kind === 'rate-limited') {
+      if (error instanceof UnreachableError || classify(error).kind !== 'fatal') {
         try {
           begun = await waitFor({
             label: `${this.definition.label} preflight`,
@@ -223,7 +221,23 @@ export class TargetSession {
     if (begun) {
       const { container, statuses } = begun;
       summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
-      await this.publishRest(records, mapped.length, statuses, summary, { inFlight, drained });
+      await sendTheRest(
+        {
+          id: this.id,
+          target: this.target,
+          ledger: this.ledger,
+          uploads: this.uploads,
+          outbox: this.o.outbox,
+          reachability: this.o.reachability,
+          onTotal: (total) => (this.endTotal = total),
+          onStage: (stage) => (this.endStage = stage),
+        },
+        records,
+        mapped.length,
+        statuses,
+        summary,
+        { inFlight, drained },
+      );
       // After the results: a link may name what only the publish learns (Zephyr's project key, from an execution).
       summary.link = this.target.link?.();
       for (const note of this.target.notes?.() ?? []) {
@@ -261,55 +275,5 @@ export class TargetSession {
     const { id: target, label } = this.definition;
     const [calls, durationMs] = [this.target.calls(), Date.now() - this.started];
     return { target, label, enabled: true, published: 0, countsByStatus: {}, unmapped, notRun, errors: [], unsent: 0, calls, durationMs };
-  }
-
-  /**
-   * Sends what is not confirmed, alongside the stream's batch in flight (its keys are left out, so no key
-   * is ever sent twice at once); once that batch is done, its keys it did not get confirmed go too.
-   */
-  private async publishRest(
-    records: readonly TestRecord[],
-    mappedCount: number,
-    statuses: StatusTable,
-    summary: TargetSummary,
-    stream: { inFlight: ReadonlyMap<string, PlanItem>; drained: Promise<void> },
-  ): Promise<void> {
-    const t = this.target;
-    const plan = t.plan(records, statuses);
-    this.endTotal = plan.length;
-    const unconfirmed = () => plan.filter((item) => !this.ledger.settled(item));
-    const failed: PublishResult['failed'] = [];
-    const send = async (items: PlanItem[]): Promise<void> => {
-      if (!items.length || mappedCount === 0) return;
-      try {
-        const result = this.ledger.refuse(await t.publish(items, (done) => this.ledger.confirm(done)));
-        this.ledger.confirm(result.done);
-        failed.push(...result.failed.filter((f) => !f.refused));
-      } catch (error) {
-        summary.unsent += items.length;
-        summary.errors.push((error as Error).message);
-      }
-    };
-    await Promise.all([send(unconfirmed().filter((item) => !stream.inFlight.has(item.key))), stream.drained]);
-    await send(unconfirmed().filter((item) => stream.inFlight.has(item.key)));
-    const sent = this.ledger.sent(plan);
-    addNotSent(summary, failed, this.ledger.refusedIn(plan));
-    // Files of results confirmed earlier (streamed, or by an earlier process) too: each goes up once. The
-    // read-back goes alongside: it reads statuses, which files do not change.
-    this.endStage = 'attachments';
-    const readBack = sent.length
-      ? t.verify(sent).then(
-          (verify) => ({ verify }),
-          (error: Error) => ({ error }),
-        )
-      : undefined;
-    const files = await this.uploads.finish(sent);
-    addFiles(summary, files);
-    if (summary.unsent === 0 && !files.failed.length) this.o.outbox?.complete(this.id);
-    countSent(summary, sent, statuses);
-    if (readBack) {
-      this.endStage = 'read-back';
-      addReadBack(summary, await readBack);
-    }
   }
 }

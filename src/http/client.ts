@@ -116,7 +116,7 @@ export function createHttp(options: HttpOptions = {}): Http {
     } catch (error) {
       const code = (error as { code?: string })?.code ?? (error as Error)?.name ?? 'network error';
       options.onExchange?.({ service, method: req.method, path: pathOnly, status: code, durationMs: performance.now() - started });
-      throw new NetworkError(service, req.method, pathOnly, code, { cause: error });
+      throw new NetworkError(service, req.method, pathOnly, code, { cause: error, host: u.host, answered: answeredBefore(error) });
     }
     const { status, headers } = answer;
     const location = REDIRECT_STATUSES.has(status) ? headers.location : undefined;
@@ -183,6 +183,11 @@ async function encode(body: HttpRequest['body']): Promise<WireBody | undefined> 
   if (body === undefined || typeof body === 'string') return body === undefined ? undefined : { bytes: body };
   const encoded = new Response(body);
   return { bytes: new Uint8Array(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? undefined };
+}
+
+/** The wire marks a failure after the answer's head came (the body cut short): the service was there. */
+function answeredBefore(error: unknown): boolean {
+  return (error as { answered?: unknown } | undefined)?.answered === true;
 }
 
 /** The absolute target of a Location header (relative ones resolve against the current URL). */

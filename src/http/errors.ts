@@ -19,17 +19,31 @@ export class HttpError extends Error {
   }
 }
 
-/** No answer: connection refused/reset, DNS, timeout. The request may or may not have been applied. */
+/** No (whole) answer: connection refused/reset, DNS, timeout. The request may or may not have been applied. */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
+  /** `host:port` asked, when known (no path, no credentials). */
+  readonly host?: string;
+  /** The answer had begun (status and headers came) when the connection failed: the service was there. */
+  readonly answered: boolean;
   constructor(
     readonly service: string,
     readonly method: string,
     readonly path: string,
     readonly code: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; host?: string; answered?: boolean },
   ) {
-    super(`${service}: ${method} ${path} failed: ${describeCode(code)}`, options);
+    super(
+      `${service}: ${method} ${path} failed: ${describeCode(code)}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.host = options?.host;
+    this.answered = options?.answered ?? false;
+  }
+
+  /** What went wrong in a few words ("connection refused", "no answer within the request timeout"). */
+  get what(): string {
+    return shortCode(this.code);
   }
 }
 
@@ -86,6 +100,27 @@ function describeCode(code: string): string {
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'ETIMEDOUT':
       return 'timed out';
+    default:
+      return code;
+  }
+}
+
+function shortCode(code: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'no answer within the request timeout';
     default:
       return code;
   }

@@ -51,7 +51,7 @@ export function createWire(options: WireOptions): Wire {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           // The connection closing before the whole body came is an error here (ECONNRESET), not a short answer.
-          res.on('error', reject);
+          res.on('error', (error) => reject(Object.assign(error, { answered: true })));
           res.on('end', () => {
             const answer: Record<string, string> = {};
             for (const [name, value] of Object.entries(res.headers)) {

@@ -1,5 +1,5 @@
 import type { RequestLane } from './lane';
-import { notReady, ready, waitFor, WaitTimeoutError } from './wait';
+import { notReady, ready, waitFor, WaitTimeoutError, type Clock } from './wait';
 
 export interface FindOrCreate<T> {
   lane: RequestLane;
@@ -14,7 +14,7 @@ export interface FindOrCreate<T> {
   /** Non-leader shards wait this long for the leader's container before creating one themselves. */
   followerWaitMs?: number;
   pollMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  clock?: Clock;
   signal?: AbortSignal;
 }
 
@@ -36,7 +36,7 @@ export async function findOrCreate<T>(o: FindOrCreate<T>): Promise<{ value: T; r
         delayFirst: true,
         firstDelayMs: o.pollMs ?? 1_000,
         factor: 1,
-        clock: o.sleep ? { now: () => Date.now(), sleep: o.sleep } : undefined,
+        clock: o.clock,
         signal: o.signal,
         attempt: async () => {
           const first = (await o.find())[0];

@@ -1,6 +1,10 @@
+import { BadResponseError, HttpError } from '../http/errors';
+import { attemptLoop, ready } from './attempts';
 import { classify, type Failure } from './classify';
-import type { Deadline } from './deadline';
+import { realClock, type Clock } from './clock';
+import { sleepWithin, type Deadline } from './deadline';
 import type { PacingEntry, PacingPeers } from './pacing-peers';
+import type { Reachability } from './reachability';
 import { backoffDelay, rateLimitDelay, type BackoffOptions, DEFAULT_BACKOFF } from './retry-timing';
 
 export interface LaneOptions {
@@ -15,12 +19,15 @@ export interface LaneOptions {
   /** 429 answers tolerated per operation before giving up. */
   maxRateLimitWaits?: number;
   backoff?: BackoffOptions;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
+  /** Time for pacing, pauses and backoff (tests: a virtual clock). */
+  clock?: Clock;
   random?: () => number;
+  /** A retry that will happen (announced before its wait; never after the last attempt). */
   onRetry?: (info: { label: string; attempt: number; failure: Failure; delayMs: number; error: unknown }) => void;
   /** No wait (pacing, 429 pause, backoff) may end past it; such a wait fails with a DeadlineError. */
   deadline?: Deadline;
+  /** Whether the service is given up for this run (no answer): every request asks it first. */
+  reachability?: Reachability;
   /** Other processes that pace against the same limit (a per-IP limit shared by parallel jobs on one machine). */
   peers?: PacingPeers;
 }
@@ -31,13 +38,6 @@ export interface LaneStats {
   rateLimited: number;
   byLabel: Record<string, number>;
 }
-
-type PRetry = typeof import('p-retry', { with: { 'resolution-mode': 'import' } });
-let pRetryModule: Promise<PRetry> | undefined;
-/** p-retry is ESM-only; a real dynamic import keeps this CommonJS build loadable on every Node >= 20. */
-const loadPRetry = () => (pRetryModule ??= import('p-retry'));
-
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * The one place that owns concurrency, pacing, 429 pauses and retries for one service.
@@ -53,14 +53,16 @@ export class RequestLane {
   private readonly unsettled = new Set<string>();
   /** Pacing window entries: send time, moved to completion time when the answer arrives. */
   private readonly window: PacingEntry[] = [];
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(private readonly o: LaneOptions) {
-    this.sleep = o.sleep ?? realSleep;
-    this.now = o.now ?? (() => Date.now());
+    this.clock = o.clock ?? realClock;
     this.random = o.random ?? Math.random;
+  }
+
+  private now(): number {
+    return this.clock.now();
   }
 
   /**
@@ -83,16 +85,22 @@ export class RequestLane {
 
   /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
   async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
+    // A service given up for this run: no request waits for a slot only to meet the same silence.
+    this.o.reachability?.assertReachable();
     await this.acquire();
     let slot: PacingEntry | undefined;
     try {
       slot = await this.pace();
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
-      return await exchange();
+      const answer = await exchange();
+      this.o.reachability?.answered();
+      return answer;
     } catch (error) {
       // A 429 is for the whole key / IP, also when the call is not retried here (a poll retries by itself).
       const failure = classify(error, this.now());
+      if (failure.kind === 'unreachable') this.o.reachability?.noAnswer(failure.error);
+      else if (failure.kind !== 'fatal' || error instanceof HttpError || error instanceof BadResponseError) this.o.reachability?.answered();
       if (failure.kind === 'rate-limited' && failure.waitMs !== undefined && failure.waitMs > 0)
         this.pausedUntil = Math.max(this.pausedUntil, this.now() + failure.waitMs);
       throw error;
@@ -121,61 +129,58 @@ export class RequestLane {
    * what the stream could not).
    */
   async retry<T>(label: string, operation: (attempt: number, mayHaveApplied: boolean) => Promise<T>, key?: string): Promise<T> {
-    const { default: pRetry } = await loadPRetry();
     let mayHaveApplied = key !== undefined && this.unsettled.has(key);
+    const maxRetries = this.o.retries ?? 5;
+    const maxRateLimitWaits = this.o.maxRateLimitWaits ?? 30;
+    let retries = 0;
     let rateWaits = 0;
-    const settled = <R>(result: R): R => {
+    const what = `${this.o.name} ${label}`;
+    try {
+      const value = await attemptLoop<T>({
+        label: what,
+        clock: this.clock,
+        deadline: this.o.deadline,
+        reachability: this.o.reachability,
+        attempt: async ({ attempt }) => ready(await operation(attempt, mayHaveApplied)),
+        // Decided before any wait: the last attempt's error is thrown as it is (the service's own words).
+        next: ({ failure, error, unreachableDelayMs }) => {
+          if (!failure) throw error; // (an operation never answers "not ready")
+          if (failure.kind !== 'rate-limited') {
+            if (failure.ambiguous) mayHaveApplied = true;
+            if (++retries > maxRetries) throw error;
+            // No answer: the shared spacing (UNREACHABLE); the streak's own bound gives up first.
+            return failure.kind === 'unreachable'
+              ? (unreachableDelayMs ?? 0)
+              : backoffDelay(retries, this.random, this.o.backoff ?? DEFAULT_BACKOFF);
+          }
+          if (++rateWaits > maxRateLimitWaits) throw error;
+          const delayMs = rateLimitDelay(failure.waitMs, undefined, rateWaits, this.random);
+          this.o.deadline?.assertCanWait(delayMs, what, error);
+          this.stats.retries++;
+          this.stats.rateLimited++;
+          // Pause the whole lane, not just this operation: every request on this key would get 429 too.
+          // The next attempt's send waits for it (pace), like every other request of the lane.
+          this.pausedUntil = Math.max(this.pausedUntil, this.now() + delayMs);
+          this.o.onRetry?.({ label, attempt: retries + rateWaits, failure, delayMs, error });
+          return 0;
+        },
+        onWait: ({ failure, error, delayMs }) => {
+          if (!failure || failure.kind === 'rate-limited') return;
+          this.stats.retries++;
+          this.o.onRetry?.({ label, attempt: retries + rateWaits, failure, delayMs, error });
+        },
+      });
       if (key !== undefined) this.unsettled.delete(key);
-      return result;
-    };
-    const unsettled = (error: unknown): never => {
+      return value;
+    } catch (error) {
       if (key !== undefined && mayHaveApplied) this.unsettled.add(key);
       throw error;
-    };
-    return pRetry((attempt) => operation(attempt, mayHaveApplied), {
-      retries: (this.o.retries ?? 5) + (this.o.maxRateLimitWaits ?? 30),
-      minTimeout: 0,
-      maxTimeout: 0,
-      factor: 1,
-      shouldConsumeRetry: ({ error }) => classify(error, this.now()).kind !== 'rate-limited',
-      shouldRetry: ({ error, retriesConsumed }) => {
-        const f = classify(error, this.now());
-        if (f.kind === 'fatal') return false;
-        if (f.kind === 'rate-limited') return rateWaits <= (this.o.maxRateLimitWaits ?? 30);
-        return retriesConsumed < (this.o.retries ?? 5);
-      },
-      onFailedAttempt: async ({ error, attemptNumber }) => {
-        const failure = classify(error, this.now());
-        if (failure.kind === 'transient' && failure.ambiguous) mayHaveApplied = true;
-        if (failure.kind === 'fatal') return;
-        this.stats.retries++;
-        let delayMs: number;
-        if (failure.kind === 'rate-limited') {
-          rateWaits++;
-          this.stats.rateLimited++;
-          delayMs = rateLimitDelay(failure.waitMs, undefined, rateWaits, this.random);
-          // Pause the whole lane, not just this operation: every request on this key would get 429 too.
-          this.pausedUntil = Math.max(this.pausedUntil, this.now() + delayMs);
-          this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
-          return;
-        }
-        delayMs = backoffDelay(attemptNumber, this.random, this.o.backoff ?? DEFAULT_BACKOFF);
-        this.o.onRetry?.({ label, attempt: attemptNumber, failure, delayMs, error });
-        await this.wait(delayMs, `${this.o.name} ${label}`, error);
-      },
-    }).then(settled, unsettled);
+    }
   }
 
   /** Sleeps, unless that would pass the run's deadline (then a DeadlineError ends the operation). */
-  private async wait(ms: number, what: string, cause?: unknown): Promise<void> {
-    this.o.deadline?.assertCanWait(ms, what, cause);
-    // An injected sleep (a virtual clock in tests) is taken as is; a real one wakes when the deadline is set.
-    if (this.o.sleep || !this.o.deadline) return this.sleep(ms);
-    const end = this.now() + ms;
-    for (let left = ms; left > 0; left = end - this.now()) {
-      this.o.deadline.assertCanWait(left, what, cause);
-      await this.o.deadline.sleep(left);
-    }
+  private wait(ms: number, what: string): Promise<void> {
+    return sleepWithin(this.clock, ms, { deadline: this.o.deadline, what });
   }
 
   private async acquire(): Promise<void> {

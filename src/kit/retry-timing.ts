@@ -1,6 +1,6 @@
 /**
  * Pure retry timing: how long to wait before the next attempt. Kept free of I/O so the policy can be
- * unit-tested without sleeping (the lane injects `sleep`).
+ * unit-tested without sleeping (the loop sleeps on an injected `Clock`).
  */
 
 /** `Retry-After` as delta-seconds or HTTP date -> ms (undefined when absent or unreadable). */

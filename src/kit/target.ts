@@ -9,6 +9,7 @@ import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../model';
 import type { Env, Problems } from './config-fields';
 import type { RunInfo } from '../options';
 import type { Deadline } from './deadline';
+import type { Reachability } from './reachability';
 import type { LaneOptions } from './lane';
 
 export interface ContainerInfo {
@@ -146,6 +147,8 @@ export interface TargetDeps {
   replay?: boolean;
   /** The run's publishTimeout, once the tests are over: give it to every lane. */
   deadline?: Deadline;
+  /** Whether this service is given up for the run (no answer): give it to its lane and its waits. */
+  reachability?: Reachability;
   /** How many processes of this run publish at once with the same credentials (CI shards). */
   processes?: number;
   /**

@@ -1,35 +1,10 @@
-import { classify } from './classify';
+import { attemptLoop, type Miss, type Poll } from './attempts';
+import { realClock, type Clock } from './clock';
+import { raceSignal } from './deadline';
+import type { Reachability } from './reachability';
 
-/**
- * Time as the wait sees it. Injected so tests run on a virtual clock and never really sleep.
- * `sleep` may honour `signal` (the real one does, so an abort does not leave a timer keeping Node alive);
- * a clock that ignores it is still safe: the wait races every sleep against the signal itself.
- */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** Wall time and real timers. */
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    }),
-};
-
-/** What one poll found: done with a value, or not yet, with a reason worth showing on a timeout. */
-export type Poll<T> = { ready: true; value: T } | { ready: false; reason: string; waitMs?: number };
-export const ready = <T>(value: T): Poll<T> => ({ ready: true, value });
-/** Not yet; `waitMs`: the service said when to look again (e.g. Retry-After on a 423). */
-export const notReady = <T = never>(reason: string, waitMs?: number): Poll<T> => ({ ready: false, reason, waitMs });
+export { realClock, type Clock } from './clock';
+export { notReady, ready, type Poll } from './attempts';
 
 export interface WaitOptions<T> {
   /** What is awaited, for messages: "job 0bd1…", "test run 42: generated tests". */
@@ -53,6 +28,8 @@ export interface WaitOptions<T> {
   clock?: Clock;
   /** Stops the wait promptly, rejecting with `signal.reason` (as fetch and timers do). */
   signal?: AbortSignal;
+  /** The service's shared state: a service that gives no answer is given up there (see UNREACHABLE). */
+  reachability?: Reachability;
   /** Called before each sleep (verbose logs). */
   onWait?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
@@ -82,11 +59,12 @@ export class WaitTimeoutError extends Error {
 const RATE_LIMIT_FLOOR_MS = 1_000;
 
 /**
- * Polls `attempt` until it is ready. Not-ready answers and transient errors (5xx, resets, 423) are
- * polled again with growing delays; a 429 waits at least what the service asked; a fatal error (4xx,
- * an unreadable 2xx answer) is rethrown at once with its own message, never dressed up as a timeout.
- * No sleep goes past the limit: the last sleep ends at the limit, one last poll runs, then it gives up
- * with a `WaitTimeoutError`.
+ * Polls `attempt` until it is ready, on the shared loop (`attemptLoop`). Not-ready answers and transient
+ * errors (5xx, 423) are polled again with growing delays; a 429 waits at least what the service asked; a
+ * fatal error (4xx, an unreadable 2xx answer) is rethrown at once with its own message, never dressed up as
+ * a timeout; no answer at all (refused, reset, timed out) is never "not ready": a few tries, then an
+ * UnreachableError. No sleep goes past the limit: the last sleep ends at the limit, one last poll runs, then
+ * it gives up with a `WaitTimeoutError` (or, when that poll got no answer, with its own NetworkError).
  */
 export async function waitFor<T>(o: WaitOptions<T>): Promise<T> {
   const clock = o.clock ?? realClock;
@@ -100,59 +78,40 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<T> {
   const maxDelay = o.maxDelayMs ?? 2_000;
   const grow = (ms: number) => Math.min(maxDelay, Math.round(ms * (o.factor ?? 1.6)));
   let delay = Math.min(maxDelay, o.firstDelayMs ?? 200);
-  const giveUp = (attempts: number, reason: string, error?: unknown) =>
-    new WaitTimeoutError(o.label, clock.now() - start, attempts, reason, error, o.advice);
+  const giveUp = (miss: Miss, reason = miss.reason) =>
+    // The service gave no answer to the last poll: that, not "still not ready", is what the user must know.
+    miss.failure?.kind === 'unreachable'
+      ? miss.error
+      : new WaitTimeoutError(o.label, clock.now() - start, miss.attempt, reason, miss.error, o.advice);
 
   if (o.delayFirst) {
-    await abortable(clock.sleep(Math.max(0, Math.min(delay, end - clock.now())), signal), signal);
+    await raceSignal(clock.sleep(Math.max(0, Math.min(delay, end - clock.now())), signal), signal);
     delay = grow(delay);
   }
-  for (let attempts = 1; ; attempts++) {
-    signal?.throwIfAborted();
-    let reason: string;
-    let error: unknown;
-    let atLeast = 0;
-    try {
-      const poll = await abortable(o.attempt({ attempt: attempts, signal }), signal);
-      if (poll.ready) return poll.value;
-      reason = poll.reason;
-      atLeast = poll.waitMs && poll.waitMs > 0 ? poll.waitMs : 0;
-    } catch (e) {
-      // An attempt cut short by our own signal is an abort, not a failure of the service.
-      if (signal?.aborted) throw signal.reason;
-      const failure = classify(e, clock.now());
-      if (failure.kind === 'fatal') throw e;
-      error = e;
-      reason = e instanceof Error ? e.message : String(e);
-      if (failure.kind === 'rate-limited') atLeast = failure.waitMs && failure.waitMs > 0 ? failure.waitMs : RATE_LIMIT_FLOOR_MS;
-    }
-    const now = clock.now();
-    if (now >= end || (o.maxAttempts !== undefined && attempts >= o.maxAttempts)) throw giveUp(attempts, reason, error);
-    if (atLeast > end - now) {
-      // Polling before the service's own wait is over only earns another 429: stop now, and say why.
-      throw giveUp(attempts, `${reason} (the service asked to wait ${seconds(atLeast)}, only ${seconds(end - now)} left)`, error);
-    }
-    const sleepMs = Math.min(Math.max(delay, atLeast), end - now);
-    o.onWait?.({ attempt: attempts, delayMs: sleepMs, reason });
-    await abortable(clock.sleep(sleepMs, signal), signal);
-    delay = grow(delay);
-  }
-}
-
-/** Settles with `work`, or rejects with `signal.reason` as soon as the signal fires. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined); // the abandoned poll must not surface as an unhandled rejection
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  return attemptLoop({
+    label: o.label,
+    clock,
+    signal,
+    reachability: o.reachability,
+    attempt: o.attempt,
+    onWait: o.onWait && ((m) => o.onWait!({ attempt: m.attempt, delayMs: m.delayMs, reason: m.reason })),
+    next: (miss) => {
+      const now = clock.now();
+      if (now >= end || (o.maxAttempts !== undefined && miss.attempt >= o.maxAttempts)) throw giveUp(miss);
+      let atLeast = miss.waitMs && miss.waitMs > 0 ? miss.waitMs : 0;
+      if (miss.failure?.kind === 'rate-limited')
+        atLeast = miss.failure.waitMs && miss.failure.waitMs > 0 ? miss.failure.waitMs : RATE_LIMIT_FLOOR_MS;
+      if (miss.unreachableDelayMs !== undefined) atLeast = miss.unreachableDelayMs;
+      if (atLeast > end - now) {
+        // Polling before the service's own wait is over only earns another 429: stop now, and say why.
+        if (miss.failure?.kind === 'unreachable') throw giveUp(miss);
+        throw giveUp(miss, `${miss.reason} (the service asked to wait ${seconds(atLeast)}, only ${seconds(end - now)} left)`);
+      }
+      const wanted = miss.withinMs !== undefined ? Math.min(delay, miss.withinMs) : delay;
+      const sleepMs = Math.min(Math.max(wanted, atLeast), end - now);
+      delay = grow(delay);
+      return sleepMs;
+    },
   });
 }
 

@@ -15,7 +15,7 @@ describe('CucumberStudio: waiting for a run’s generated tests', () => {
         probes++;
         return clock.now() >= readyAt ? { done: true } : { done: false };
       },
-      { timeoutMs: 120_000, now: () => clock.now(), sleep: (ms) => clock.sleep(ms) },
+      { timeoutMs: 120_000, clock },
     );
     expect(done).toBe(true);
     expect(Math.max(...clock.sleeps)).toBe(2_000);

@@ -14,7 +14,12 @@ function cs(answer: Partial<HttpResponse> & { text: string }, baseUrl = creds.ba
     sent.push(req);
     return { status: 200, headers: {}, durationMs: 1, ...answer };
   };
-  const lane = new RequestLane({ name: 'CucumberStudio', concurrency: 1, rateLimit: null, sleep: async () => {} });
+  const lane = new RequestLane({
+    name: 'CucumberStudio',
+    concurrency: 1,
+    rateLimit: null,
+    clock: { now: () => Date.now(), sleep: async () => {} },
+  });
   return { client: new CucumberStudioClient({ ...creds, baseUrl }, lane, send, [TOKEN, creds.client]), sent };
 }
 const message = (p: Promise<unknown>) =>

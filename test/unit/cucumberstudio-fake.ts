@@ -237,8 +237,8 @@ export function makeTarget(fake: FakeCs, cfg: Partial<CucumberStudioConfig> = {}
     send: fake.send,
     secrets: ['token-secret'],
     replay,
-    lane: { ...c, random: () => 0 },
-    tuning: { cucumberstudio: { wait: { ...c } } },
+    lane: { clock: c, random: () => 0 },
+    tuning: { cucumberstudio: { wait: { clock: c } } },
   });
 }
 

@@ -19,9 +19,9 @@ const err = (status: number, body = '', headers: Record<string, string> = {}) =>
   new HttpError('Zephyr', 'POST', '/x', status, headers, body, `HTTP ${status}`);
 
 describe('RequestLane', () => {
-  it('retries 500/104 and resets with backoff, then succeeds', async () => {
+  it('retries 500/104 with backoff and a reset (no answer) after the shared 1 s, then succeeds', async () => {
     const c = clock();
-    const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, ...c, random: () => 1 });
+    const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, clock: c, random: () => 1 });
     const failures = [err(500, '{"errorCode":104}'), new NetworkError('Zephyr', 'POST', '/x', 'ECONNRESET')];
     const attempts: number[] = [];
     const value = await lane.retry('op', async (attempt) =>
@@ -34,12 +34,12 @@ describe('RequestLane', () => {
     );
     expect(value).toBe('ok');
     expect(attempts).toEqual([1, 2, 3]);
-    expect(c.slept).toEqual([250, 500]);
+    expect(c.slept).toEqual([250, 1_000]);
     expect(lane.stats).toMatchObject({ calls: 3, retries: 2 });
   });
 
   it('does not retry other 4xx', async () => {
-    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, ...clock() });
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, clock: clock() });
     let calls = 0;
     await expect(
       lane.retry('op', async () => {
@@ -51,7 +51,7 @@ describe('RequestLane', () => {
   });
 
   it('gives up after the retry budget', async () => {
-    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 3, ...clock() });
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 3, clock: clock() });
     let calls = 0;
     await expect(
       lane.retry('op', async () => {
@@ -64,7 +64,7 @@ describe('RequestLane', () => {
 
   it('a 429 pauses the lane: each later send waits at least the hinted time, and 429s do not use up retries', async () => {
     const c = clock();
-    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: null, retries: 1, ...c, random: () => 0 });
+    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: null, retries: 1, clock: c, random: () => 0 });
     const sentAt: number[] = [];
     let n = 0;
     const value = await lane.retry('op', () =>
@@ -81,7 +81,7 @@ describe('RequestLane', () => {
 
   it('a 429 on a call that is not retried by the lane (a poll retries by itself) still pauses every other request', async () => {
     const c = clock();
-    const lane = new RequestLane({ name: 'cs', concurrency: 4, rateLimit: null, ...c, random: () => 0 });
+    const lane = new RequestLane({ name: 'cs', concurrency: 4, rateLimit: null, clock: c, random: () => 0 });
     await expect(lane.send('poll', async () => Promise.reject(err(429, '', { 'retry-after': '7' })))).rejects.toThrow('HTTP 429');
     const before = c.now();
     await lane.send('post', async () => undefined);
@@ -107,7 +107,7 @@ describe('RequestLane', () => {
 
   it('paces to the configured rate (sliding window)', async () => {
     const c = clock();
-    const lane = new RequestLane({ name: 'cs', concurrency: 8, rateLimit: { count: 10, windowMs: 1_000 }, ...c });
+    const lane = new RequestLane({ name: 'cs', concurrency: 8, rateLimit: { count: 10, windowMs: 1_000 }, clock: c });
     const at: number[] = [];
     await Promise.all(
       Array.from({ length: 35 }, () =>
@@ -121,7 +121,7 @@ describe('RequestLane', () => {
 
   it('room: the free pacing slots now (a slot frees a window after its answer), none while a 429 pause lasts, null without pacing', async () => {
     const c = clock();
-    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: { count: 3, windowMs: 1_000 }, ...c });
+    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: { count: 3, windowMs: 1_000 }, clock: c });
     expect(lane.room()).toEqual({ free: 3, count: 3, windowMs: 1_000 });
     await lane.send('x', async () => undefined);
     let answer!: () => void;
@@ -149,7 +149,7 @@ describe('RequestLane', () => {
     const settle = async () => {
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     };
-    const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, now: () => now, sleep, random: () => 0 });
+    const lane = new RequestLane({ name: 'z', concurrency: 2, rateLimit: null, clock: { now: () => now, sleep }, random: () => 0 });
     const sent: string[] = [];
     let refused = false;
     const op = (name: string, exchange: () => Promise<void>) =>
@@ -180,7 +180,7 @@ describe('RequestLane', () => {
   });
 
   it('after an attempt that may have been applied, every later attempt looks first, also after a 429 in between', async () => {
-    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, ...clock(), random: () => 1 });
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, clock: clock(), random: () => 1 });
     // The post is applied but answered 500; the next attempt's look meets a 429; the one after must look again.
     const failures = [err(500), err(429, '', { 'retry-after': '1' }), undefined];
     const seen: boolean[] = [];
@@ -193,7 +193,7 @@ describe('RequestLane', () => {
   });
 
   it('a retry that gave up after an attempt that may have been applied: the next retry of its key looks first', async () => {
-    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 1, ...clock(), random: () => 1 });
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, retries: 1, clock: clock(), random: () => 1 });
     const seen: boolean[] = [];
     // 500 (maybe applied), then the look fails for good (connection refused: not applied, not retried further).
     const failures = [err(500), new NetworkError('Zephyr', 'GET', '/x', 'ECONNREFUSED')];

@@ -22,8 +22,7 @@ function lane(clock: VirtualClock, dir: string, sent: number[]): { lane: Request
     name: 'cs',
     concurrency: 4,
     rateLimit: limit,
-    now: () => clock.now(),
-    sleep: (ms) => clock.sleep(ms),
+    clock,
     peers: new FilePacingPeers(dir, limit.windowMs),
   });
   return { lane: l, call: () => l.send('call', async () => void sent.push(clock.now())) };
@@ -138,8 +137,7 @@ describe('machine-local pacing (FilePacingPeers)', () => {
       name: 'cs',
       concurrency: 1,
       rateLimit: limit,
-      now: () => clock.now(),
-      sleep: (ms) => clock.sleep(ms),
+      clock,
       peers: new FilePacingPeers(machinePacingDir('x', root), limit.windowMs),
     });
     for (let i = 0; i < 12; i++) await l.send('call', async () => void sent.push(clock.now()));

@@ -45,8 +45,14 @@ describe('classification', () => {
   it('retries 500/104, 5xx and resets; not other 4xx', () => {
     expect(classify(http(500, '{"errorCode":104}'))).toEqual({ kind: 'transient', ambiguous: true });
     expect(classify(http(503))).toMatchObject({ kind: 'transient' });
-    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNRESET'))).toEqual({ kind: 'transient', ambiguous: true });
-    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNREFUSED'))).toEqual({ kind: 'transient', ambiguous: false });
+    // No answer at all is its own kind (a wait never takes it for "not ready"); a reset once the answer began is not.
+    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNRESET'))).toMatchObject({ kind: 'unreachable', ambiguous: true });
+    expect(classify(new NetworkError('Zephyr', 'POST', '/x', 'ECONNREFUSED'))).toMatchObject({ kind: 'unreachable', ambiguous: false });
+    expect(classify(new NetworkError('Zephyr', 'GET', '/x', 'ETIMEDOUT'))).toMatchObject({ kind: 'unreachable', ambiguous: true });
+    expect(classify(new NetworkError('Zephyr', 'GET', '/x', 'ECONNRESET', { answered: true }))).toEqual({
+      kind: 'transient',
+      ambiguous: true,
+    });
     expect(classify(http(400))).toEqual({ kind: 'fatal' });
     expect(classify(http(401))).toEqual({ kind: 'fatal' });
   });
@@ -63,7 +69,14 @@ describe('classification', () => {
     expect(classify(new RedirectError('CucumberStudio', 'GET', '/api', 'refused', 'http://old.example'))).toEqual({ kind: 'fatal' });
   });
   it('errorCode 104 is retried, but only as often as the lane allows', async () => {
-    const lane = new RequestLane({ name: 'Zephyr', concurrency: 1, rateLimit: null, retries: 3, sleep: async () => {}, random: () => 0 });
+    const lane = new RequestLane({
+      name: 'Zephyr',
+      concurrency: 1,
+      rateLimit: null,
+      retries: 3,
+      clock: { now: () => Date.now(), sleep: async () => {} },
+      random: () => 0,
+    });
     let calls = 0;
     const always104 = lane.retry('op', async () => {
       calls++;

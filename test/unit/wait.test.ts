@@ -70,10 +70,10 @@ describe('waitFor', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('polls again after transient errors (reset, 5xx, 423, HTML 502 page)', async () => {
+  it('polls again after transient errors (5xx, 423, HTML 502 page, a reset after the answer began)', async () => {
     const clock = new VirtualClock();
     const s = script([
-      new NetworkError('Zephyr', 'GET', '/x', 'ECONNRESET'),
+      new NetworkError('Zephyr', 'GET', '/x', 'ECONNRESET', { answered: true }),
       http(503),
       http(423),
       new BadResponseError('Zephyr', 502, 'Zephyr: HTML error page (502)'),
@@ -127,7 +127,7 @@ describe('waitFor', () => {
     );
 
     // When the last poll threw, the reason is that error's message and the error is the cause.
-    const reset = new NetworkError('Zephyr', 'GET', '/x', 'ECONNRESET');
+    const reset = http(503);
     const e2 = (await waitFor({ label: 'job', attempt: script<never>([reset]).attempt, timeoutMs: 1_000, clock: new VirtualClock() }).catch(
       (e: unknown) => e,
     )) as WaitTimeoutError;

@@ -27,7 +27,14 @@ function zephyr(...answers: Answer[]) {
     slept.push(ms);
     now += ms;
   };
-  const lane = new RequestLane({ name: 'Zephyr', concurrency: 1, rateLimit: null, retries: 2, sleep, now: () => now, random: () => 0 });
+  const lane = new RequestLane({
+    name: 'Zephyr',
+    concurrency: 1,
+    rateLimit: null,
+    retries: 2,
+    clock: { sleep, now: () => now },
+    random: () => 0,
+  });
   return { client: new ZephyrClient(creds, lane, send, [creds.accessKey, creds.secretKey], () => 1_700_000_000), sent, slept };
 }
 /** waitForJob's sleep: no time passes, and a job that never ends fails the test instead of spinning. */
@@ -89,13 +96,15 @@ describe('jobprogress', () => {
       { text: '{"progress":"0.5","message":"Completed!"}' },
       { text: '{"progress":"1.0","message":"{\\"added\\":1}","errorMessage":""}' },
     );
-    const p = await waitForJob(z.client, 'tok', { sleep: polls() });
+    const p = await waitForJob(z.client, 'tok', { clock: { now: () => Date.now(), sleep: polls() } });
     expect(p.progress).toBe(1);
     expect(z.sent).toHaveLength(3);
   });
   it('waitForJob fails on the errorMessage, even with progress 1', async () => {
     const z = zephyr({ text: '{"progress":1,"errorMessage":"Execution not found"}' });
-    expect((await failure(waitForJob(z.client, 'tok', { sleep: polls() })))?.message).toBe('Zephyr job failed: Execution not found');
+    expect((await failure(waitForJob(z.client, 'tok', { clock: { now: () => Date.now(), sleep: polls() } })))?.message).toBe(
+      'Zephyr job failed: Execution not found',
+    );
   });
 });
 

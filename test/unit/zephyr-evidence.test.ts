@@ -18,7 +18,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, zephyr: { jobDelayMs: 10 } });
   const env = sandbox.env();
   http = createHttp();
-  lane = new RequestLane({ name: 'Zephyr', concurrency: 1, rateLimit: null, sleep: async () => {} });
+  lane = new RequestLane({ name: 'Zephyr', concurrency: 1, rateLimit: null, clock: { now: () => Date.now(), sleep: async () => {} } });
   const creds = {
     baseUrl: env.ZEPHYR_BASE_URL,
     accessKey: env.ZEPHYR_ACCESS_KEY,

@@ -43,7 +43,12 @@ describe('Zephyr stream batches under pacing', () => {
   const queued = [pass('P-1'), fail('P-2'), pass('P-3')];
   const target = (rateLimit: { count: number; windowMs: number } | null) => {
     let now = 1_000_000;
-    const lane = new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit, now: () => now, sleep: async (ms) => void (now += ms) });
+    const lane = new RequestLane({
+      name: 'Zephyr',
+      concurrency: 4,
+      rateLimit,
+      clock: { now: () => now, sleep: async (ms) => void (now += ms) },
+    });
     const t = new ZephyrTarget(config(), {} as ZephyrClient, lane);
     return { t, calls: (n: number) => Promise.all(Array.from({ length: n }, () => lane.send('x', async () => undefined))) };
   };

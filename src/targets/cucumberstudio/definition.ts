@@ -57,11 +57,12 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
         : undefined,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
+      reachability: deps.reachability,
       ...deps.lane,
     });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;
-    const wait = { ...tuning.wait, signal: deps.deadline?.expired };
+    const wait = { ...tuning.wait, signal: deps.deadline?.expired, reachability: deps.reachability };
     return new CucumberStudioTarget(config, client, lane, {
       ...tuning,
       wait,

@@ -111,6 +111,9 @@ export interface Readiness {
   ready: boolean;
 }
 
+/** How soon a listing that looks complete is read again to confirm it (see waitForTests). */
+const CONFIRM_WITHIN_MS = 1_000;
+
 /**
  * Polls the test list until every awaited scenario (wanted, requested from this run, existing) has its
  * tests and the list is final. "Not ready" is a 423 (documented) or a 200 with fewer tests than asked
@@ -131,7 +134,7 @@ export async function waitForTests(
   }: { runId: number; list: () => Promise<Snapshot[]>; index: TestIndex; todo: ReadonlySet<number>; run: RunScenarios },
   o: ReadyOptions,
 ): Promise<Readiness> {
-  const now = o.now ?? Date.now;
+  const now = o.clock ? () => o.clock!.now() : Date.now;
   let listed = false;
   /** Fingerprint of the latest 200 listing, and how many 200 listings in a row have shown it. */
   let previous: string | undefined;
@@ -144,7 +147,8 @@ export async function waitForTests(
     try {
       tests = await list();
     } catch (error) {
-      if (classify(error).kind === 'fatal') throw error;
+      // No answer is not "still generating": the shared wait gives the service up after a few tries.
+      if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
       lastProblem = error;
       inARow = 0;
       return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
@@ -161,7 +165,10 @@ export async function waitForTests(
       await run.checkExistence(short);
       short = lacking();
     }
-    return { done: !short.length && inARow >= 2 };
+    if (!short.length && inARow >= 2) return { done: true };
+    // A listing that looks complete for the first time is confirmed within a second: the growing backoff of a
+    // long 423 phase (up to 2 s) would hold every result that long, while rows still being made show within it.
+    return { done: false, withinMs: !short.length && inARow === 1 ? CONFIRM_WITHIN_MS : undefined };
   }, o);
   if (!listed) {
     const why =
@@ -181,7 +188,7 @@ export async function waitForTests(
  * in waitForTests, the first 200 is taken as it is. Throws when none came within the timeout.
  */
 export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o: PollOptions): Promise<T> {
-  const now = o.now ?? Date.now;
+  const now = o.clock ? () => o.clock!.now() : Date.now;
   let answer: { value: T } | undefined;
   let lastProblem: unknown;
   await pollUntil(async () => {
@@ -189,7 +196,7 @@ export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o
       answer = { value: await list() };
       return { done: true };
     } catch (error) {
-      if (classify(error).kind === 'fatal') throw error;
+      if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
       lastProblem = error;
       return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
     }

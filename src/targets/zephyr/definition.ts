@@ -76,11 +76,12 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       rateLimit: rate,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
+      reachability: deps.reachability,
       ...deps.lane,
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
-    const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired };
+    const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired, reachability: deps.reachability };
     return new ZephyrTarget(config, client, lane, jobs, {
       runInfo: deps.runInfo,
       runMark: deps.runMark,

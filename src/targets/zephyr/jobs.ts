@@ -1,4 +1,5 @@
-import { notReady, ready, waitFor } from '../../kit/wait';
+import type { Reachability } from '../../kit/reachability';
+import { notReady, ready, waitFor, type Clock } from '../../kit/wait';
 import type { ZephyrClient } from './client';
 import { jobDone, jobFailed, type JobProgress } from './job-answers';
 
@@ -11,9 +12,11 @@ export interface JobWaitOptions {
   /** Under pacing, the first look comes after about the time a job takes (default 3 s; see `jobPolling`). */
   pacedFirstPollMs?: number;
   timeoutMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  clock?: Clock;
   /** The run's publishTimeout: the wait stops when it passes. */
   signal?: AbortSignal;
+  /** Zephyr given up for this run when a job's polls get no answer (see UNREACHABLE). */
+  reachability?: Reachability;
 }
 
 /** Polls `jobprogress` until `progress` ≥ 1 (the shared wait); a job's error message ends it at once. */
@@ -26,8 +29,9 @@ export async function waitForJob(client: ZephyrClient, token: string, o: JobWait
     delayFirst: true,
     firstDelayMs: o.firstPollMs ?? 200,
     maxDelayMs: o.maxPollMs ?? 2_000,
-    clock: o.sleep ? { now: () => Date.now(), sleep: o.sleep } : undefined,
+    clock: o.clock,
     signal: o.signal,
+    reachability: o.reachability,
     advice: 'the results stay in the outbox for `npx playwright-tms-reporter replay`',
     attempt: async () => {
       const p = await client.jobProgress(token);
