@@ -5,6 +5,7 @@ import { ZephyrClient } from './client';
 import { OPTION_KEYS, readZephyrConfig, zephyrSecrets, type ZephyrConfig } from './config';
 import type { JobWaitOptions } from './jobs';
 import { ZephyrTarget } from './publisher';
+import { zephyrPriority } from './batching';
 
 const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
 const JIRA_KEY_TAG = /^@([A-Z][A-Z0-9_]*-\d+)$/;
@@ -49,6 +50,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       rateLimit: rate,
       onRetry: deps.onRetry,
       deadline: deps.deadline,
+      priorityOf: zephyrPriority,
       ...deps.lane,
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
@@ -58,6 +60,8 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       runInfo: deps.runInfo,
       runMark: deps.runMark,
       replay: deps.replay,
+      // When the window has room for them, a job's looks come at the unpaced cadence (see ZephyrBudget.polling).
+      roomyJobs: { ...tuning, ...jobPolling(null, tuning), signal: deps.deadline?.expired },
     });
   },
 };
