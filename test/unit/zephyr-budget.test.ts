@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RequestLane, type CallPriority } from '../../src/kit/lane';
 import { ZephyrBudget, zephyrBatching, zephyrPriority } from '../../src/targets/zephyr/batching';
+import { roomyPolling } from '../../src/targets/zephyr/definition';
 import type { PlanItem } from '../../src/model';
 
 /** A paced lane on a clock that moves only when the test says; `hold` queues calls of a worth behind a full window. */
@@ -58,12 +59,14 @@ describe('ZephyrBudget: comments with their status, or after it', () => {
     expect(new ZephyrBudget(new RequestLane({ name: 'Zephyr', concurrency: 4, rateLimit: null }), jobs).statusFirst(500)).toBe(false);
   });
 
-  it('a job is looked at at the unpaced cadence while the window has its looks free, else as the pacing allows', async () => {
+  it('a job is looked at quickly (200 ms, then every 500 ms) while the window has its looks free, else as the pacing allows', async () => {
+    expect(roomyPolling()).toEqual({ firstPollMs: 200, maxPollMs: 500 });
+    expect(roomyPolling({ firstPollMs: 7, maxPollMs: 67, pacedFirstPollMs: 100 })).toEqual({ firstPollMs: 7, maxPollMs: 17.5 });
     const z = pacedLane();
     const budget = new ZephyrBudget(z.lane, jobs);
     expect(budget.polling()).toBe(jobs.roomy);
-    await z.calls(22);
-    expect(budget.polling()).toBe(jobs.roomy); // 6 free
+    await z.calls(21);
+    expect(budget.polling()).toBe(jobs.roomy); // 7 free: 6 looks and a spare
     await z.calls(1);
     expect(budget.polling()).toBe(jobs.paced);
     z.later(60_001);

@@ -11,8 +11,8 @@ const BULK_PAIR = 2;
 const SPARE = 1;
 /** What the end of a run sends at once: the last bulk, its poll, a failure comment, the read-back. */
 const END_CALLS = 4;
-/** Looks at a job of a few seconds at the unpaced cadence (200 ms ×1.6 …): taken only when the window has them free. */
-const QUICK_POLLS = 5;
+/** Looks at a job of about 3 s at the quick cadence (200 ms, then every 500 ms): taken only when the window has them free. */
+const QUICK_POLLS = 6;
 
 /** What each Zephyr call is worth when the budget is short (the lane sends by it; see CallPriority). */
 export function zephyrPriority(label: string): CallPriority {
