@@ -11,6 +11,7 @@ const P = require('./publisher');
 const R = require('./playwright-runs');
 const O = require('./overhead');
 const T = require('./tail');
+const SF = require('./statuses-first');
 const B = require('./bytes');
 const C = require('./reporter-cpu');
 
@@ -54,6 +55,11 @@ const FIGURES = [
   ['8', 'Tail under real limits (time-scaled 30×)', T.tailUnderLimits],
   ['9', 'CucumberStudio bytes downloaded for 20 mapped scenarios vs the project size', B.csBytes],
   ['10', "The reporter's own CPU, phase by phase (a fresh process, synthetic tests)", C.reporterCpu],
+  [
+    '11',
+    'Statuses before evidence: 2,000 quick tests, 10 % failing with a comment and a file, default pacing (time-scaled 30×)',
+    SF.statusesFirst,
+  ],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -239,6 +245,25 @@ function table(results) {
         `${yes(r.target.bytes)}/${yes(r.target.exact)}`,
       );
     add('9', 'bytes, 20,000 vs 200 scenarios', `×${f9.growth}`, '', '');
+  }
+  const f11 = results['11'];
+  if (f11 && !f11.error) {
+    for (const r of f11.rows) {
+      add(
+        '11',
+        `statuses first, 2,000 tests in ${r.runRealS / 60} min: every status in / everything in`,
+        `${r.statusesS ?? '—'} s / ${r.everythingS === null ? `cut at publishTimeout, ${r.leftInOutbox.results} results + ${r.leftInOutbox.files} files kept` : `${r.everythingS} s`} after the last test (${r.calls} calls, ${r.got429}× 429)`,
+        '≤ 30 s / —',
+        yes(r.target.statuses),
+      );
+      add(
+        '11',
+        '  then replay: statuses / comments / files, duplicates',
+        `${r.replay.after.statuses} / ${r.replay.after.comments} / ${r.replay.after.files} of ${r.n} / ${r.failed} / ${r.failed}, ${r.replay.after.duplicateFiles} duplicate files`,
+        'all, 0',
+        yes(r.target.exactAfterReplay),
+      );
+    }
   }
   const f10 = results['10'];
   if (f10 && !f10.error) {

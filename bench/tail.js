@@ -282,4 +282,4 @@ async function tailUnderLimits(log) {
   return { scale: S, runMs: RUN_MS, sandbox: SANDBOX, client: CLIENT, rows };
 }
 
-module.exports = { tailUnderLimits, scenario, sessionState };
+module.exports = { tailUnderLimits, scenario, sessionState, S, SANDBOX, CLIENT };

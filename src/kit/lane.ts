@@ -30,6 +30,23 @@ export interface LaneOptions {
   reachability?: Reachability;
   /** Other processes that pace against the same limit (a per-IP limit shared by parallel jobs on one machine). */
   peers?: PacingPeers;
+  /** What a call is worth, by its label, when `send` is not told (default: every call a status). */
+  priorityOf?: (label: string) => CallPriority;
+}
+
+/**
+ * What a call is worth when the budget is short. Waiting calls go statuses first (a bulk call sets up to a
+ * thousand results; reads and polls that statuses need count as statuses), then failure text, then files:
+ * evidence trails and is what publishTimeout cuts. Equal worth goes in the order asked.
+ */
+export type CallPriority = 'status' | 'text' | 'file';
+const RANK: Record<CallPriority, number> = { status: 0, text: 1, file: 2 };
+
+/** A call waiting for its turn: woken (when it waits for one) as it becomes the first, or a slot frees. */
+interface Waiter {
+  rank: number;
+  seq: number;
+  wake?: () => void;
 }
 
 export interface LaneStats {
@@ -46,8 +63,11 @@ export interface LaneStats {
  */
 export class RequestLane {
   readonly stats: LaneStats = { calls: 0, retries: 0, rateLimited: 0, byLabel: {} };
+  /** Exchanges admitted (a slot and, under pacing, a window entry) and not yet answered. */
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Calls not yet admitted, most valuable first: only the first one looks for a slot. */
+  private readonly queue: Waiter[] = [];
+  private asked = 0;
   private pausedUntil = 0;
   /** Keys (see `retry`) whose last retry gave up after an attempt that may have been applied. */
   private readonly unsettled = new Set<string>();
@@ -76,21 +96,26 @@ export class RequestLane {
     const now = this.now();
     if (this.pausedUntil > now) return { free: 0, count: limit.count, windowMs: limit.windowMs };
     const counted = this.window.filter((e) => !e.done || e.t > now - limit.windowMs).length;
-    const inFlight = this.window.filter((e) => !e.done).length;
-    const queued = this.active - inFlight + this.waiting.length;
+    const queued = this.queue.length;
     const others = this.o.peers?.others(now, limit.windowMs);
     const taken = counted + queued + (others ? others.counted + others.processes : 0);
     return { free: Math.max(0, limit.count - taken), count: limit.count, windowMs: limit.windowMs };
   }
 
-  /** Runs one exchange when a slot, the pacing window and any 429 pause allow it. */
-  async send<T>(label: string, exchange: () => Promise<T>): Promise<T> {
+  /** Calls waiting for their turn that go before a new call of `priority` (those of its worth included). */
+  backlog(priority: CallPriority): number {
+    return this.queue.filter((w) => w.rank <= RANK[priority]).length;
+  }
+
+  /**
+   * Runs one exchange when a slot, the pacing window and any 429 pause allow it, after every waiting call
+   * worth more (`priority`, else the label's, see LaneOptions.priorityOf).
+   */
+  async send<T>(label: string, exchange: () => Promise<T>, priority?: CallPriority): Promise<T> {
     // A service given up for this run: no request waits for a slot only to meet the same silence.
     this.o.reachability?.assertReachable();
-    await this.acquire();
-    let slot: PacingEntry | undefined;
+    const slot = await this.admit(priority ?? this.o.priorityOf?.(label) ?? 'status');
     try {
-      slot = await this.pace();
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
       const answer = await exchange();
@@ -183,49 +208,73 @@ export class RequestLane {
     return sleepWithin(this.clock, ms, { deadline: this.o.deadline, what });
   }
 
-  private async acquire(): Promise<void> {
-    if (this.active < this.o.concurrency) {
-      this.active++;
-      return;
+  /**
+   * Waits for this call's turn: the first waiting call takes a slot as soon as concurrency, a 429 pause and
+   * the pacing window allow; the others wait until they are first. A call worth more that comes meanwhile
+   * is first from then on (the one it passed, waking from its timer, waits again).
+   */
+  private async admit(priority: CallPriority): Promise<PacingEntry | undefined> {
+    const me: Waiter = { rank: RANK[priority], seq: this.asked++ };
+    const at = this.queue.findIndex((w) => w.rank > me.rank);
+    this.queue.splice(at < 0 ? this.queue.length : at, 0, me);
+    try {
+      for (;;) {
+        if (this.queue[0] !== me || this.active >= this.o.concurrency) {
+          await new Promise<void>((resolve) => (me.wake = resolve));
+          continue;
+        }
+        const slot = await this.pace();
+        // A timed wait (pacing, a 429 pause) ended: another call may have become first meanwhile.
+        if (slot === 'waited') continue;
+        this.active++;
+        return slot;
+      }
+    } finally {
+      this.queue.splice(this.queue.indexOf(me), 1);
+      this.wakeFirst();
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private wakeFirst(): void {
+    const first = this.queue[0];
+    const wake = first?.wake;
+    if (first) first.wake = undefined;
+    wake?.();
   }
 
   private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
+    this.active--;
+    this.wakeFirst();
   }
 
-  private async pace(): Promise<PacingEntry | undefined> {
-    for (;;) {
-      const now = this.now();
-      if (this.pausedUntil > now) {
-        await this.wait(this.pausedUntil - now, `${this.o.name} asked to wait`);
-        continue;
-      }
-      const limit = this.o.rateLimit;
-      if (!limit) return undefined;
-      // Entries still in flight always count; answered ones leave the window W after their answer.
-      for (let i = this.window.length - 1; i >= 0; i--)
-        if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
-      // Other processes on the limit: their windows count, plus one slot each that they may be taking
-      // unseen right now (read, then publish, without a lock).
-      const others = this.o.peers?.others(now, limit.windowMs);
-      const taken = this.window.length + (others ? others.counted + others.processes : 0);
-      if (taken >= limit.count) {
-        const expiries = this.window.filter((e) => e.done).map((e) => e.t + limit.windowMs);
-        if (others?.nextExpiry !== undefined) expiries.push(others.nextExpiry);
-        // Only requests in flight: look again soon (with peers, after half a slot's share: each look reads their files).
-        const soon = others ? Math.max(10, limit.windowMs / limit.count / 2) : 10;
-        const wait = expiries.length ? Math.max(1, Math.min(...expiries) - now + 1) : soon;
-        await this.wait(wait, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
-        continue;
-      }
-      const slot = { t: now, done: false };
-      this.window.push(slot);
-      this.o.peers?.publish(this.window);
-      return slot;
+  /** A pacing slot now (undefined without pacing), or 'waited' after waiting for one (look again). */
+  private async pace(): Promise<PacingEntry | undefined | 'waited'> {
+    const now = this.now();
+    if (this.pausedUntil > now) {
+      await this.wait(this.pausedUntil - now, `${this.o.name} asked to wait`);
+      return 'waited';
     }
+    const limit = this.o.rateLimit;
+    if (!limit) return undefined;
+    // Entries still in flight always count; answered ones leave the window W after their answer.
+    for (let i = this.window.length - 1; i >= 0; i--)
+      if (this.window[i].done && this.window[i].t <= now - limit.windowMs) this.window.splice(i, 1);
+    // Other processes on the limit: their windows count, plus one slot each that they may be taking
+    // unseen right now (read, then publish, without a lock).
+    const others = this.o.peers?.others(now, limit.windowMs);
+    const taken = this.window.length + (others ? others.counted + others.processes : 0);
+    if (taken >= limit.count) {
+      const expiries = this.window.filter((e) => e.done).map((e) => e.t + limit.windowMs);
+      if (others?.nextExpiry !== undefined) expiries.push(others.nextExpiry);
+      // Only requests in flight: look again soon (with peers, after half a slot's share: each look reads their files).
+      const soon = others ? Math.max(10, limit.windowMs / limit.count / 2) : 10;
+      const wait = expiries.length ? Math.max(1, Math.min(...expiries) - now + 1) : soon;
+      await this.wait(wait, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
+      return 'waited';
+    }
+    const slot = { t: now, done: false };
+    this.window.push(slot);
+    this.o.peers?.publish(this.window);
+    return slot;
   }
 }

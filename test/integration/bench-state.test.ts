@@ -64,3 +64,16 @@ it("bench figure 10's driver publishes every synthetic test and reports each pha
     await sandbox.close();
   }
 });
+
+// Figure 11 watches the sandbox's cycle while a paced run ends, then replays what publishTimeout left.
+it("bench figure 11's driver sees every status, comment and file land, after the last test", async () => {
+  const { scenario } = require('../../bench/statuses-first.js');
+  const lines: string[] = [];
+  const row = await scenario((line: string) => lines.push(line), { runRealMs: 30_000, n: 20 });
+  expect(row.failed).toBe(2);
+  expect(row.statusesS).not.toBeNull();
+  expect(row.everythingS).not.toBeNull();
+  expect(row.replay.after).toEqual({ statuses: 20, comments: 2, files: 2, duplicateFiles: 0 });
+  expect(row.target).toEqual({ statuses: true, exactAfterReplay: true });
+  expect(lines.join('\n')).toContain('statuses all in');
+});

@@ -58,6 +58,8 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       onRetry: deps.onRetry,
       deadline: deps.deadline,
       reachability: deps.reachability,
+      // One result per call: the results themselves are the statuses; files (and the look before one) trail them.
+      priorityOf: (label) => (label.startsWith('attachments/') ? 'file' : 'status'),
       ...deps.lane,
     });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);

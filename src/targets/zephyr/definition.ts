@@ -5,6 +5,7 @@ import { ZephyrClient } from './client';
 import { OPTION_KEYS, readZephyrConfig, zephyrSecrets, type ZephyrConfig } from './config';
 import type { JobWaitOptions } from './jobs';
 import { ZephyrTarget } from './publisher';
+import { zephyrPriority } from './batching';
 
 /** A Jira key as Jira writes it (upper case); tags and annotations are read in any case and upper-cased. */
 const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
@@ -77,6 +78,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       onRetry: deps.onRetry,
       deadline: deps.deadline,
       reachability: deps.reachability,
+      priorityOf: zephyrPriority,
       ...deps.lane,
     });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
@@ -86,6 +88,9 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
       runInfo: deps.runInfo,
       runMark: deps.runMark,
       replay: deps.replay,
+      // When the window has room for them, a job's looks come at the unpaced first delay, then every 2.5 of it
+      // (500 ms by default): a job done between two looks is seen within half a second (see ZephyrBudget.polling).
+      roomyJobs: { ...tuning, ...roomyPolling(tuning), signal: deps.deadline?.expired },
     });
   },
 };
@@ -103,6 +108,12 @@ export function jobPolling(
   const share = rate ? rate.windowMs / rate.count : 0;
   const firstPollMs = Math.max(tuning.firstPollMs ?? 200, rate ? (tuning.pacedFirstPollMs ?? 3_000) : 0);
   return { firstPollMs, maxPollMs: Math.max(tuning.maxPollMs ?? 2_000, share, firstPollMs) };
+}
+
+/** Job polling when the pacing window has the looks free: the unpaced first look, then a look every 2.5 of it. */
+export function roomyPolling(tuning: JobWaitOptions = {}): { firstPollMs: number; maxPollMs: number } {
+  const { firstPollMs } = jobPolling(null, tuning);
+  return { firstPollMs, maxPollMs: firstPollMs * 2.5 };
 }
 
 /**

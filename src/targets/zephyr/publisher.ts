@@ -24,7 +24,7 @@ import { checkZephyr } from './check';
 import { ExecutionEvidence } from './evidence';
 import { CycleMembers } from './cycle-members';
 import { StatusWriter } from './status-writer';
-import { zephyrBatching } from './batching';
+import { ZephyrBudget, zephyrBatching } from './batching';
 
 export interface ZephyrTargetOptions {
   /** What a cycle this process creates carries (build, environment, description). */
@@ -33,6 +33,8 @@ export interface ZephyrTargetOptions {
   runMark?: string;
   /** A replay: the cycle's executions are read just before its sends, so what they say is taken as current. */
   replay?: boolean;
+  /** Job polling when the pacing window has room for quick looks (default: `jobs`). */
+  roomyJobs?: JobWaitOptions;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface ZephyrTargetOptions {
  */
 export class ZephyrTarget implements Target {
   readonly id = 'zephyr';
-  /** See zephyrBatching: bulk statuses by the budget, comments as they come. */
+  /** See zephyrBatching: bulk statuses by the budget, comments as they come while few wait. */
   readonly batching: Target['batching'];
   private statuses: ZephyrStatus[] = [];
   private readonly cycle = new ContainerState('Zephyr cycle');
@@ -59,8 +61,9 @@ export class ZephyrTarget implements Target {
   ) {
     this.evidence = new ExecutionEvidence(client, lane, o.runMark);
     this.members = new CycleMembers(cfg, client, jobs);
-    this.writer = new StatusWriter(cfg, client, this.evidence, jobs, o.replay === true, (key) => this.members.forget(key));
-    this.batching = zephyrBatching(lane, (item) => this.writer.needsOwnCall(item));
+    const budget = new ZephyrBudget(lane, { paced: jobs, roomy: o.roomyJobs ?? jobs });
+    this.writer = new StatusWriter(cfg, client, this.evidence, budget, o.replay === true, (key) => this.members.forget(key));
+    this.batching = zephyrBatching(lane, budget, (item) => this.writer.needsOwnCall(item));
   }
 
   /**

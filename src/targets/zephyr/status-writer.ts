@@ -4,16 +4,19 @@ import type { PublishResult } from '../../kit/target';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrExecution } from './client';
 import { UNEXECUTED } from './statuses';
-import { chunk, parseBulkJobMessage, waitForJob, type JobWaitOptions } from './jobs';
+import { chunk, parseBulkJobMessage, waitForJob } from './jobs';
 import { STEP_PASS, STEP_UNEXECUTED, type ExecutionEvidence } from './evidence';
-import { BULK_CHUNK } from './batching';
+import { BULK_CHUNK, type ZephyrBudget } from './batching';
 
 type Member = { item: PlanItem; e: ZephyrExecution };
 
 /**
  * How the statuses of a cycle's executions are written, absolutely, so that every call is safe to repeat:
  * bulk per status (with the step results they take), one PUT per result that carries a comment, then the
- * per-step results `stepResults: 'detailed'` asks for.
+ * per-step results `stepResults: 'detailed'` asks for. When the budget is short (ZephyrBudget.statusFirst),
+ * the results that carry a comment get their status in the bulk calls too, and the PUT follows as
+ * evidence; a result is confirmed once its comment is there, so a comment cut short is sent by the next
+ * send or the replay (its status, already so, is not sent again).
  */
 export class StatusWriter {
   /** Executions whose step results may still say PASS from before a status change, until they are reset. */
@@ -29,7 +32,8 @@ export class StatusWriter {
     private readonly cfg: ZephyrConfig,
     private readonly client: ZephyrClient,
     private readonly evidence: ExecutionEvidence,
-    private readonly jobs: JobWaitOptions,
+    /** Whether comments follow their statuses, and how a job is polled. */
+    private readonly budget: ZephyrBudget,
     /** A replay: the executions were read just before its sends, so what they say is taken as current. */
     private readonly replay: boolean,
     /** The key's execution is gone from the cycle (removed since it was read): added again with its next send. */
@@ -46,27 +50,39 @@ export class StatusWriter {
     // By status, and whether the step results go PASS with it (passed tests, unless stepResults is off).
     const bulk = new Map<string, Member[]>();
     const puts: Member[] = [];
-    for (const { item, e } of members) {
+    /** Members whose PUT follows their bulk status (see ZephyrBudget.statusFirst). */
+    const after = new Set<Member>();
+    const own = new Set(members.filter(({ item, e }) => this.needsOwnCall(item) || this.leavesStaleComment(item, e)));
+    const statusFirst = this.budget.statusFirst(own.size);
+    for (const m of members) {
+      const { item, e } = m;
       const status = Number(item.status);
-      if (this.needsOwnCall(item) || this.leavesStaleComment(item, e)) puts.push({ item, e });
+      const already = this.current(e) && e.statusId === status;
+      if (statusFirst && own.has(m) && status !== UNEXECUTED && !already) {
+        after.add(m);
+        this.group(bulk, m);
+      } else if (own.has(m)) puts.push(m);
       // Skipped tests are left as they are (UNEXECUTED when new; in a reused cycle what an earlier run, another
       // shard or a person set stays — a skip says nothing about it): no call needed.
-      else if (status === UNEXECUTED || (this.current(e) && e.statusId === status && !this.detailedAfter(item))) result.done.push(item);
-      else {
-        const group = `${status}|${this.stepStatusWith(item, e) ?? ''}`;
-        // Pushed, not copied: a group holds thousands of results (copying it per result was quadratic).
-        const same = bulk.get(group);
-        if (same) same.push({ item, e });
-        else bulk.set(group, [{ item, e }]);
-      }
+      else if (status === UNEXECUTED || (already && !this.detailedAfter(item))) result.done.push(item);
+      else this.group(bulk, m);
     }
     const work: Array<Promise<void>> = [];
     for (const [group, same] of bulk) {
       const [status, stepStatus] = group.split('|').map((v) => (v === '' ? undefined : Number(v))) as [number, number | undefined];
-      for (const part of chunk(same, BULK_CHUNK)) work.push(this.bulk(part, status, stepStatus, result, onDone));
+      for (const part of chunk(same, BULK_CHUNK)) work.push(this.bulk(part, status, stepStatus, result, onDone, { cycleId, after }));
     }
     for (const m of puts) work.push(this.put(cycleId, m, result, onDone));
     await Promise.all(work);
+  }
+
+  /** By status, and whether the step results go with it (passed tests PASS, unless stepResults is off). */
+  private group(bulk: Map<string, Member[]>, m: Member): void {
+    const group = `${Number(m.item.status)}|${this.stepStatusWith(m.item, m.e) ?? ''}`;
+    // Pushed, not copied: a group holds thousands of results (copying it per result was quadratic).
+    const same = bulk.get(group);
+    if (same) same.push(m);
+    else bulk.set(group, [m]);
   }
 
   /** A failure comment goes with its status in a PUT of its own (see write). */
@@ -79,7 +95,9 @@ export class StatusWriter {
     status: number,
     stepStatus: number | undefined,
     result: PublishResult,
-    onDone?: (items: readonly PlanItem[]) => void,
+    onDone: ((items: readonly PlanItem[]) => void) | undefined,
+    /** Members whose PUT (their comment) follows their status here: that call confirms them. */
+    { cycleId, after }: { cycleId: string; after: ReadonlySet<Member> },
   ): Promise<void> {
     let gone: Set<string>;
     try {
@@ -88,7 +106,7 @@ export class StatusWriter {
         status,
         stepStatus,
       );
-      gone = new Set(parseBulkJobMessage((await waitForJob(this.client, token, this.jobs)).message));
+      gone = new Set(parseBulkJobMessage((await waitForJob(this.client, token, this.budget.polling())).message));
     } catch (error) {
       result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
       return;
@@ -106,6 +124,9 @@ export class StatusWriter {
       this.setHere.add(p.e.id);
       this.staleSteps.delete(p.e.id);
     }
+    // The comments go out now, behind every status in the lane (they are text); the others are confirmed meanwhile.
+    const comments = part.filter((p) => after.has(p)).map((p) => this.put(cycleId, p, result, onDone, true));
+    part = part.filter((p) => !after.has(p));
     // A failed test's step results, when no call of its own set them (failure comments off): after its status.
     const settled = await Promise.all(
       part.map(async (p) => {
@@ -124,13 +145,21 @@ export class StatusWriter {
     for (const s of settled) if (s.error) result.failed.push({ item: s.p.item, reason: s.error.message });
     result.done.push(...done);
     if (done.length) onDone?.(done);
+    await Promise.all(comments);
   }
 
-  private async put(cycleId: string, { item, e }: Member, result: PublishResult, onDone?: (items: readonly PlanItem[]) => void) {
+  /** `statusSet`: a bulk call just set its status, with the step results a bulk call gives: the PUT is for the comment. */
+  private async put(
+    cycleId: string,
+    { item, e }: Member,
+    result: PublishResult,
+    onDone?: (items: readonly PlanItem[]) => void,
+    statusSet = false,
+  ) {
     const { projectId, versionId } = this.cfg;
     // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
     const already = this.current(e) && e.statusId === Number(item.status) && e.comment === item.comment;
-    const stepStatus = this.stepStatusWith(item, e);
+    const stepStatus = statusSet ? undefined : this.stepStatusWith(item, e);
     try {
       if (!already)
         await this.client.updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId });
@@ -141,7 +170,7 @@ export class StatusWriter {
         await this.evidence.setSteps(e, item.steps, item.outcome === 'passed' || item.outcome === 'flaky');
       // A call of its own (a comment written or cleared): its steps as the bulk call gives the others.
       else if (stepStatus !== undefined)
-        await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.jobs);
+        await waitForJob(this.client, await this.client.bulkStatus([e.id], Number(item.status), stepStatus), this.budget.polling());
       this.staleSteps.delete(e.id);
       result.done.push(item);
       onDone?.([item]);
