@@ -77,6 +77,11 @@ export interface VerifyReport {
   details: string[];
   /** Container status as the service reports it (a cycle's status, a run's counters). */
   containerStatus?: string;
+  /**
+   * The service still lacks results of this run that the read-back could not send (e.g. dataset rows made
+   * after their result went out): the journal is kept, and a replay's read-back sends them.
+   */
+  incomplete?: boolean;
 }
 
 /** Machine-readable outcome of one target's publish (goes to the summary JSON). */

@@ -81,9 +81,13 @@ export async function sendTheRest(
     : undefined;
   const files = await e.uploads.finish(sent);
   addFiles(summary, files);
-  if (summary.unsent === 0 && !files.failed.length) e.outbox?.complete(e.id);
+  const complete = summary.unsent === 0 && !files.failed.length;
+  if (complete && !readBack) e.outbox?.complete(e.id);
   if (readBack) {
     e.onStage('read-back');
-    addReadBack(summary, await readBack);
+    const read = await readBack;
+    addReadBack(summary, read);
+    // Results the read-back found missing and could not send itself stay journaled: a replay's read-back sends them.
+    if (complete && !('verify' in read && read.verify.incomplete)) e.outbox?.complete(e.id);
   }
 }

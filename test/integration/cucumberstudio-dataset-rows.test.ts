@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox, RequestLogEntry } from '../../src/sandbox';
-import { baseEnv, csRun, exec, REPO, runPlaywright, testSandbox } from './harness';
+import { baseEnv, csRun, exec, outboxFiles, REPO, runPlaywright, runReplay, testSandbox } from './harness';
 import * as path from 'node:path';
 
 const SCENARIO = 21;
@@ -35,7 +35,7 @@ const listing = (e: RequestLogEntry) => e.method === 'GET' && /\/test_snapshots(
 const resultPosted = (e: RequestLogEntry) => e.method === 'POST' && e.target.endsWith('/test_results');
 
 /** `test-run create` (the setup job), then a Playwright run publishing into it. */
-async function publishIntoFreshRun(name: string) {
+async function publishIntoFreshRun(name: string, afterFirstPost = '') {
   start = sandbox.log().length;
   const csEnv = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_')));
   const created = await exec(
@@ -54,9 +54,11 @@ test('card payments', { tag: '@cs-${SCENARIO}' }, () => {});
 test('unmapped, ends once a result was posted', async () => {
   const posted = async () => {
     const log = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/log')).json();
-    return log.some((e) => e.method === 'POST' && e.target.endsWith('/test_results'));
+    const ours = '/test_runs/' + process.env.CUCUMBERSTUDIO_TEST_RUN_ID + '/';
+    return log.some((e) => e.method === 'POST' && e.target.includes(ours) && e.target.endsWith('/test_results'));
   };
   while (!(await posted())) await new Promise((r) => setTimeout(r, 100));
+  ${afterFirstPost}
 });`,
     },
     env: { ...csEnv, SANDBOX_ORIGIN: sandbox.origin, CUCUMBERSTUDIO_TEST_RUN_ID: runId },
@@ -64,7 +66,7 @@ test('unmapped, ends once a result was posted', async () => {
   // The state shows the rows that exist at the clock's time: past the generation, all of them.
   clock = () => 10_000;
   const rows = csRun(sandbox, name).snapshots.filter((s) => s.scenarioId === SCENARIO);
-  return { run, rows };
+  return { run, rows, csEnv };
 }
 
 it('the first listing after the scenario is added lands half-way (row a only): the list is waited out, every row gets its result', async () => {
@@ -100,4 +102,26 @@ it('rows made after the result went out (the list looked final twice): the end l
     run.output.slice(-1500),
   ).toEqual([['passed'], ['passed'], ['passed']]);
   expect(run.summary?.targets.cucumberstudio).toMatchObject({ published: 1, unsent: 0, errors: [], verify: { ok: true } });
+});
+
+it('rows made after the result went out that the end cannot send to: the journal is kept, and replay sends them once', async () => {
+  clock = (log) => (!log.some(addedToRun) ? 0 : log.some(resultPosted) ? 3_000 : 1_000);
+  const name = 'dataset rows, end refused';
+  // Once row a has its result, the next two result posts are refused (the end's posts to rows b and c).
+  const refuse = `await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/faults', { method: 'POST', body: JSON.stringify({ cucumberstudio: {
+    overrides: [{ method: 'POST', pathIncludes: '/test_results', status: 403, body: '{"errors":[{"title":"Forbidden"}]}', times: 2 }] } }) });`;
+  const { run, rows, csEnv } = await publishIntoFreshRun(name, refuse);
+  expect(rows.map((s) => s.results.length)).toEqual([1, 0, 0]);
+  expect(run.summary?.targets.cucumberstudio).toMatchObject({ published: 1, verify: { ok: false } });
+  expect(outboxFiles(run.outboxDir), run.output.slice(-1500)).toHaveLength(1);
+  sandbox.setFaults('cucumberstudio', { overrides: [] });
+  clock = () => 10_000;
+  const replay = await runReplay(run.outboxDir, csEnv);
+  expect(replay.exitCode, replay.output).toBe(0);
+  expect(
+    csRun(sandbox, name)
+      .snapshots.filter((s) => s.scenarioId === SCENARIO)
+      .map((s) => s.results.map((r) => r.status)),
+  ).toEqual([['passed'], ['passed'], ['passed']]);
+  expect(outboxFiles(run.outboxDir)).toHaveLength(0);
 });

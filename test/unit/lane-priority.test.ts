@@ -23,7 +23,7 @@ function heldClock() {
 describe('RequestLane: calls by worth (statuses, then failure text, then files)', () => {
   it('under pacing, a status call asked for after queued evidence goes first, then text, then files, each in the order asked', async () => {
     const c = heldClock();
-    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: { count: 2, windowMs: 1_000 }, now: c.now, sleep: c.sleep });
+    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: { count: 2, windowMs: 1_000 }, clock: c });
     const sent: string[] = [];
     const call = (name: string, priority?: CallPriority) => lane.send(name, async () => void sent.push(name), priority);
     const all = [call('status 1'), call('status 2'), call('file 1', 'file'), call('file 2', 'file'), call('text 1', 'text')];
@@ -48,7 +48,7 @@ describe('RequestLane: calls by worth (statuses, then failure text, then files)'
   it('a label decides the worth when the call does not (LaneOptions.priorityOf); unknown labels are statuses', async () => {
     const c = heldClock();
     const priorityOf = (label: string): CallPriority => (label.startsWith('attachment') ? 'file' : label === 'comment' ? 'text' : 'status');
-    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, now: c.now, sleep: c.sleep, priorityOf });
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, clock: c, priorityOf });
     const sent: string[] = [];
     let answer!: () => void;
     const first = lane.send('first', () => new Promise<void>((r) => (answer = r)));
@@ -63,7 +63,7 @@ describe('RequestLane: calls by worth (statuses, then failure text, then files)'
 
   it('a 429 pause holds every call; after it the most valuable goes first', async () => {
     const c = heldClock();
-    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: null, now: c.now, sleep: c.sleep });
+    const lane = new RequestLane({ name: 'z', concurrency: 4, rateLimit: null, clock: c });
     const sent: string[] = [];
     const refused = new HttpError('Zephyr', 'POST', '/x', 429, { 'retry-after': '5' }, '', 'HTTP 429');
     await lane.send('refused', () => Promise.reject(refused)).catch(() => undefined);

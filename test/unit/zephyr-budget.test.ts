@@ -11,9 +11,11 @@ function pacedLane(count = 28) {
     name: 'Zephyr',
     concurrency: 4,
     rateLimit: { count, windowMs: 60_000 },
-    now: () => now,
-    // Pacing waits never end by themselves here: what is queued stays queued.
-    sleep: () => new Promise<void>(() => undefined),
+    clock: {
+      now: () => now,
+      // Pacing waits never end by themselves here: what is queued stays queued.
+      sleep: () => new Promise<void>(() => undefined),
+    },
   });
   const settle = async () => {
     for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));

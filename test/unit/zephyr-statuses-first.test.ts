@@ -63,8 +63,8 @@ it('at 28 calls a minute, every status is in the cycle before the first comment 
   const target = zephyr.create(config.targets[0].config as never, {
     send,
     secrets: config.secrets,
-    lane: { now: () => clock.t, sleep: async (ms) => void (clock.t += ms) },
-    tuning: { zephyr: { sleep: async () => undefined } },
+    lane: { clock: { now: () => clock.t, sleep: async (ms) => void (clock.t += ms) } },
+    tuning: { zephyr: { clock: { now: () => clock.t, sleep: async (ms: number) => void (clock.t += ms) } } },
   });
   const session = new TargetSession(zephyr, target, {
     log: { info: () => undefined, error: () => undefined },

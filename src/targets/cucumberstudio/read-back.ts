@@ -91,6 +91,7 @@ export function readBack({ runId, sent, tests, testsOf, since, problems = [], po
   const byId = new Map(tests.map((t) => [t.id, t]));
   const details = [...problems];
   let checked = 0;
+  let incomplete = problems.length > 0;
   for (const item of sent) {
     const ids = testsOf(Number(item.key));
     if (!ids.length) {
@@ -100,6 +101,7 @@ export function readBack({ runId, sent, tests, testsOf, since, problems = [], po
     checked += ids.length;
     const mine = new Set(posted.get(String(item.key)) ?? []);
     const missing = ids.filter((id) => !(mine.has(id) ? byId.get(id)?.last : hasResultOfThisRun(byId.get(id), since)));
+    if (missing.length) incomplete = true;
     if (missing.length)
       details.push(
         `scenario ${item.key}: ${missing.length} of its ${ids.length} tests in test run ${runId} have no result from this run (tests ${missing.join(', ')})`,
@@ -118,5 +120,6 @@ export function readBack({ runId, sent, tests, testsOf, since, problems = [], po
       ? details
       : [`each of the ${sent.length} published results is on every test of its scenario (${checked} tests)`],
     containerStatus: shown || undefined,
+    incomplete: incomplete || undefined,
   };
 }
