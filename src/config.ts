@@ -4,10 +4,10 @@
  * thrown. What each service reads is its definition's business; this file only iterates them.
  */
 import * as path from 'node:path';
-import { checkUnknownKeys, isPlainObject, pick, Problems, readBool, readChoice, readInt, readString, type Env } from './kit/config-fields';
+import { bool, checkUnknownKeys, isPlainObject, Problems, readField, readFields, type Env } from './kit/config-fields';
 import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
 import { buildLabel, detectCi, runDescription } from './ci-metadata';
-import { GENERAL_OPTION_KEYS, type EvidencePolicy, type RunInfo } from './options';
+import { GENERAL_FIELDS, type EvidencePolicy, type RunInfo } from './options';
 import { defaultRunName } from './run-name';
 
 export interface ResolvedConfig {
@@ -48,11 +48,6 @@ export interface TargetOverride {
   container?: ContainerChoice;
 }
 
-/**
- * Not under `test-results`: Playwright empties its output folder when a run starts, and a journal kept
- * there for replay would be gone with the next run.
- */
-export const DEFAULT_OUTBOX_DIR = 'tms-outbox';
 /** Where earlier versions kept it: `replay` without a folder still looks there. */
 export const FORMER_OUTBOX_DIR = 'test-results/tms-outbox';
 
@@ -84,7 +79,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     p.add('reporter options', undefined, `expected an object such as ${example}, got a string; ignored`);
     opts = {};
   }
-  checkUnknownKeys(p, opts, [...GENERAL_OPTION_KEYS, ...definitions.map((d) => d.optionsKey)], '');
+  checkUnknownKeys(p, opts, [...Object.keys(GENERAL_FIELDS), ...definitions.map((d) => d.optionsKey)], '');
   const runName = defaultRunName(env, now);
   const targets: ResolvedTarget[] = [];
   const invalid: TargetDefinition[] = [];
@@ -119,47 +114,33 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       invalidContainers[definition.id] = { name: meta.containerName, id: meta.containerId };
     }
   }
-  const outboxDir = readString(p, opts.outboxDir, env, 'outboxDir', 'PW_TMS_OUTBOX_DIR') || DEFAULT_OUTBOX_DIR;
-  const summaryFile = readString(p, opts.summaryFile, env, 'summaryFile', 'PW_TMS_SUMMARY_FILE') || 'test-results/tms-summary.json';
+  // Read after the targets: their lines come first, as the user's options object has them.
+  const g = readFields(p, GENERAL_FIELDS, opts, env)!; // (undefined only with enabledBy)
+  const ci = detectCi(env);
+  const projects = [...new Set((input.projects ?? []).filter(Boolean))];
   return Object.freeze({
     targets: Object.freeze(targets),
     invalid: Object.freeze(invalid),
     invalidContainers: Object.freeze(invalidContainers),
     off: Object.freeze(off),
     definitions,
-    outboxDir: path.resolve(rootDir, outboxDir),
-    summaryFile: path.resolve(rootDir, summaryFile),
-    failOnPublishError: readBool(p, opts.failOnPublishError, env, 'failOnPublishError', 'PW_TMS_FAIL_ON_ERROR', false),
-    dryRun: readBool(p, opts.dryRun, env, 'dryRun', 'PW_TMS_DRY_RUN', false, { value: true, because: 'taken as true: a dry run' }),
-    debug: readBool(p, opts.debug, env, 'debug', 'PW_TMS_DEBUG', false),
-    publishTimeoutMs: readPublishTimeoutMs(p, opts.publishTimeout, env),
-    requestTimeoutMs: (readInt(p, opts.requestTimeout, env, 'requestTimeout', 'PW_TMS_REQUEST_TIMEOUT', 1) ?? 30) * 1000,
-    evidence: {
-      attachments: readChoice(p, opts.attachments, env, 'attachments', 'PW_TMS_ATTACHMENTS', ['failed', 'all', 'none'] as const, 'failed'),
-      maxBytes: readInt(p, opts.attachmentMaxBytes, env, 'attachmentMaxBytes', 'PW_TMS_ATTACHMENT_MAX_BYTES', 1) ?? 10 * 1024 * 1024,
+    outboxDir: path.resolve(rootDir, g.outboxDir),
+    summaryFile: path.resolve(rootDir, g.summaryFile),
+    failOnPublishError: g.failOnPublishError,
+    dryRun: g.dryRun,
+    debug: g.debug,
+    publishTimeoutMs: g.publishTimeout,
+    requestTimeoutMs: g.requestTimeout * 1000,
+    evidence: { attachments: g.attachments, maxBytes: g.attachmentMaxBytes },
+    // build / environment / description: options, else env, else what the CI build and the projects say.
+    runInfo: {
+      build: g.build ?? buildLabel(ci),
+      environment: g.environment ?? (projects.length ? projects.join(', ') : undefined),
+      description: g.description ?? runDescription(ci),
     },
-    runInfo: runInfoOf(p, opts, env, input.projects),
     problems: Object.freeze(p.lines),
     secrets: Object.freeze(secrets.filter((s) => s.length >= 4)),
   });
-}
-
-/**
- * `publishTimeout` in ms: whole seconds, default 600; `0` or `off` is no limit (Infinity). Any size is taken
- * as given: the timers clamp what Node cannot keep (2³¹−1 ms, about 24.8 days, is as good as no limit).
- */
-function readPublishTimeoutMs(p: Problems, option: unknown, env: Env): number {
-  const [name, envVar] = ['publishTimeout', 'PW_TMS_PUBLISH_TIMEOUT'];
-  const { value } = pick(option, env, envVar);
-  if (value === undefined) return 600_000;
-  const text = String(value).trim().toLowerCase();
-  if (text === 'off') return Infinity;
-  const seconds = typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(seconds) || seconds < 0) {
-    p.add(name, envVar, `expected a whole number of seconds (0 or off: no limit), got ${JSON.stringify(value)}; 600 is used`);
-    return 600_000;
-  }
-  return seconds === 0 ? Infinity : seconds * 1000;
 }
 
 /** A target's options object; `false` switches the target off (`true`: on as usual, when credentials are present). */
@@ -179,18 +160,7 @@ function targetOptions(p: Problems, opts: Record<string, unknown>, key: string):
  * when its credentials are in the environment (an organisation-wide secret).
  */
 function switchedOffByEnv(p: Problems, env: Env, definition: TargetDefinition): boolean {
-  const envVar = `${definition.envPrefix}_ENABLED`;
   // Unreadable: off, the safe reading of a switch that was clearly meant to be set (it has no other use).
-  return !readBool(p, undefined, env, definition.optionsKey, envVar, true, { value: false, because: 'taken as false: switched off' });
-}
-
-/** build / environment / description: options, else env, else what the CI build and the projects say. */
-function runInfoOf(p: Problems, opts: Record<string, unknown>, env: Env, projects: readonly string[] = []): RunInfo {
-  const ci = detectCi(env);
-  const names = [...new Set(projects.filter(Boolean))];
-  return {
-    build: readString(p, opts.build, env, 'build', 'PW_TMS_BUILD') || buildLabel(ci),
-    environment: readString(p, opts.environment, env, 'environment', 'PW_TMS_ENVIRONMENT') || (names.length ? names.join(', ') : undefined),
-    description: readString(p, opts.description, env, 'description', 'PW_TMS_DESCRIPTION') || runDescription(ci),
-  };
+  const unreadable = { value: false, because: 'taken as false: switched off' };
+  return !readField(p, definition.optionsKey, bool(`${definition.envPrefix}_ENABLED`, true, unreadable), undefined, env);
 }

@@ -1,6 +1,8 @@
 /**
- * Small typed readers for "option, else env var, else default" with one-line problems that name
- * both the option key and the env var. Used by config.ts and by each target's config reader.
+ * Options as a table: one row per option (its env var, how a value is read, its default), read by one function,
+ * `readFields`: the option, else the env var, else the default. Each problem is one line naming the option and
+ * the env var. Hand-written rather than a schema library: the reading around the check (precedence, empty is
+ * unset, a value or default on failure, the wording) is most of it, and zod alone doubles the reporter's load time.
  */
 
 import { isLoopbackHost } from '../http/redirects';
@@ -16,94 +18,167 @@ export class Problems {
   }
 }
 
-/** Reads option value, falling back to the env var. Empty strings count as unset. */
-export function pick(option: unknown, env: Env, envVar: string | undefined): { value: unknown; from: 'option' | 'env' | 'none' } {
-  if (option !== undefined && option !== null && option !== '') return { value: option, from: 'option' };
-  const e = envVar ? env[envVar] : undefined;
-  if (e !== undefined && e.trim() !== '') return { value: e.trim(), from: 'env' };
-  return { value: undefined, from: 'none' };
+/** How one option is read. */
+export interface Field<T> {
+  env?: string;
+  default: T;
+  /** The setting a given value makes, or undefined once `problem` was told why not (the default is used). */
+  read(value: unknown, problem: (message: string, subKey?: string) => void): T | undefined;
+  /** Absent, it is reported as required (a string: where to find it). */
+  required?: true | string;
+  /** Redacted from everything printed or written, even when other settings are invalid. */
+  secret?: boolean;
+}
+type Fields = Record<string, Field<unknown>>;
+/** Exactly one row per key of an options type. */
+export type FieldsOf<O> = { [K in keyof Required<O>]: Field<unknown> };
+type ValueOf<F> = F extends Field<infer T> ? T : never;
+/** What a table reads: a setting per row, optional where it may be absent. */
+export type Values<F> = { [K in keyof F as undefined extends ValueOf<F[K]> ? never : K]: ValueOf<F[K]> } & {
+  [K in keyof F as undefined extends ValueOf<F[K]> ? K : never]?: ValueOf<F[K]>;
+};
+
+/** The option, else the env var (trimmed). Empty strings count as unset. */
+function given(option: unknown, env: Env, envVar: string | undefined): unknown {
+  if (option !== undefined && option !== null && option !== '') return option;
+  return envVar ? env[envVar]?.trim() || undefined : undefined;
 }
 
-export function readString(p: Problems, option: unknown, env: Env, name: string, envVar?: string): string | undefined {
-  const { value } = pick(option, env, envVar);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    p.add(name, envVar, `expected a string, got ${typeof value}`);
-    return undefined;
-  }
-  return value.trim();
-}
-
-/** Integer (numbers or numeric strings). `min` bounds it. */
-export function readInt(p: Problems, option: unknown, env: Env, name: string, envVar: string | undefined, min: number): number | undefined {
-  const { value } = pick(option, env, envVar);
-  if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) {
-    p.add(name, envVar, `expected a whole number${min > -Infinity ? ` ≥ ${min}` : ''}, got ${JSON.stringify(value)}`);
-    return undefined;
-  }
-  return n;
-}
-
-/**
- * A boolean; a value that is neither gets one line and `fallback`, or `unreadable` where the safe reading of
- * a switch that was clearly meant to be set differs from its default (a misspelt dry run must not publish).
- */
-export function readBool(
-  p: Problems,
-  option: unknown,
-  env: Env,
-  name: string,
-  envVar: string | undefined,
-  fallback: boolean,
-  unreadable?: { value: boolean; because: string },
-): boolean {
-  const { value } = pick(option, env, envVar);
-  if (value === undefined) return fallback;
-  if (typeof value === 'boolean') return value;
-  const s = String(value).trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-  if (['0', 'false', 'no', 'off'].includes(s)) return false;
-  p.add(name, envVar, `expected true/false (or 1/0), got ${JSON.stringify(value)}${unreadable ? `; ${unreadable.because}` : ''}`);
-  return unreadable?.value ?? fallback;
+/** One option: `name` is how the user writes it (`zephyr.projectId`). */
+export function readField<T>(p: Problems, name: string, field: Field<T>, option: unknown, env: Env): T {
+  const value = given(option, env, field.env);
+  let reported = false;
+  const problem = (message: string, subKey?: string) => {
+    reported = true;
+    p.add(subKey ? `${name}.${subKey}` : name, subKey ? undefined : field.env, message);
+  };
+  const read = value === undefined ? undefined : field.read(value, problem);
+  if (field.required && read === undefined && !reported)
+    p.add(name, field.env, `is required${typeof field.required === 'string' ? ` (${field.required})` : ''}`);
+  return read === undefined ? field.default : read;
 }
 
 /**
- * http(s) URL without a trailing slash. `credentials`: every request to it carries them, so plain http is taken
- * for a local host only (the sandbox: loopback, or a name without a dot as in a compose network).
+ * Every row of `fields` from `options` (keys named `${prefix}${key}`) and `env`. With `enabledBy`: undefined,
+ * and nothing else read or reported, when none of those rows is given (a service without credentials is off).
  */
-export function readUrl(
+export function readFields<F extends Fields>(
   p: Problems,
-  option: unknown,
+  fields: F,
+  options: Record<string, unknown>,
   env: Env,
-  name: string,
-  envVar: string,
-  fallback: string,
-  { credentials = false }: { credentials?: boolean } = {},
-): string {
-  const raw = readString(p, option, env, name, envVar);
-  if (raw === undefined) return fallback;
-  try {
-    const u = new URL(raw);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
-    if (u.search || u.hash) {
-      p.add(name, envVar, `must not contain a query or fragment, got "${raw}"`);
-      return fallback;
-    }
-    if (credentials && u.protocol === 'http:' && !isLocalHost(u.hostname)) {
-      p.add(
-        name,
-        envVar,
-        `plain http to ${u.hostname} would send the credentials unencrypted: use https (http is taken for a local host only, such as the sandbox), got "${raw}"`,
-      );
-      return fallback;
-    }
-    return raw.replace(/\/+$/, '');
-  } catch {
-    p.add(name, envVar, `expected an http(s) URL, got "${raw}"`);
-    return fallback;
-  }
+  prefix = '',
+  enabledBy: readonly (keyof F & string)[] = [],
+): Values<F> | undefined {
+  if (enabledBy.length && !enabledBy.some((k) => given(options[k], env, fields[k].env) !== undefined)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(fields)) out[key] = readField(p, prefix + key, field, options[key], env);
+  return out as Values<F>;
+}
+
+/** The secret rows' values as given, longest first (a shorter one inside a longer one must not leave the rest showing). */
+export function secretsOf(fields: Fields, options: Record<string, unknown>, env: Env): string[] {
+  const values = Object.entries(fields).flatMap(([key, f]) => (f.secret ? [options[key], f.env ? env[f.env] : undefined] : []));
+  return rawStrings(values).sort((a, b) => b.length - a.length);
+}
+
+// ------------------------------------------------------------------ kinds of rows
+
+type StrOpts = { default?: string; required?: true | string; secret?: boolean };
+/** A string, trimmed; empty is unset. */
+export function str<O extends StrOpts>(
+  env?: string,
+  o?: O,
+): Field<O extends { default: string } | { required: unknown } ? string : string | undefined> {
+  return { env, default: o?.required ? '' : undefined, ...o, read: readString } as Field<string>;
+}
+function readString(value: unknown, problem: (m: string) => void): string | undefined {
+  if (typeof value !== 'string') return void problem(`expected a string, got ${typeof value}`);
+  return value.trim() || undefined;
+}
+
+/** A whole number (a number, or digits in a string) ≥ `min`. */
+export function int<O extends { default?: number; required?: true | string }>(
+  env: string,
+  min: number,
+  o?: O,
+): Field<O extends { default: number } | { required: unknown } ? number : number | undefined> {
+  return {
+    env,
+    default: o?.default ?? (o?.required ? 0 : undefined),
+    ...o,
+    read(value: unknown, problem: (m: string) => void) {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      if (Number.isSafeInteger(n) && n >= min) return n;
+      problem(`expected a whole number ≥ ${min}, got ${JSON.stringify(value)}`);
+    },
+  } as Field<number>;
+}
+
+/**
+ * true/false (or 1/0, yes/no, on/off). A value that is neither is reported and taken as the default, or as
+ * `unreadable` where the safe reading of a switch clearly meant to be set differs (a misspelt dry run must not publish).
+ */
+export function bool(env: string | undefined, fallback: boolean, unreadable?: { value: boolean; because: string }): Field<boolean> {
+  return {
+    env,
+    default: fallback,
+    read(value, problem) {
+      if (typeof value === 'boolean') return value;
+      const s = String(value).trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      problem(`expected true/false (or 1/0), got ${JSON.stringify(value)}${unreadable ? `; ${unreadable.because}` : ''}`);
+      return unreadable?.value;
+    },
+  };
+}
+
+/** One of a fixed set of words (case-insensitive). */
+export function choice<T extends string>(env: string, choices: readonly T[], fallback: T): Field<T> {
+  return {
+    env,
+    default: fallback,
+    read(value, problem) {
+      const raw = readString(value, problem);
+      const found = choices.find((c) => c === raw?.toLowerCase());
+      if (raw && !found) problem(`expected one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+      return found;
+    },
+  };
+}
+
+/**
+ * An http(s) URL without a trailing slash. `credentials`: every request to it carries them, so plain http is
+ * taken for a local host only (the sandbox: loopback, or a name without a dot as in a compose network).
+ */
+export function url<D extends string | undefined = undefined>(
+  env: string,
+  fallback?: D,
+  { credentials = false, required }: { credentials?: boolean; required?: true } = {},
+): Field<string | D> {
+  return {
+    env,
+    default: fallback as D,
+    required,
+    read(value, problem) {
+      const raw = readString(value, problem);
+      if (raw === undefined) return undefined;
+      let u: URL;
+      try {
+        u = new URL(raw);
+      } catch {
+        return void problem(`expected an http(s) URL, got "${raw}"`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') problem(`expected an http(s) URL, got "${raw}"`);
+      else if (u.search || u.hash) problem(`must not contain a query or fragment, got "${raw}"`);
+      else if (credentials && u.protocol === 'http:' && !isLocalHost(u.hostname))
+        problem(
+          `plain http to ${u.hostname} would send the credentials unencrypted: use https (http is taken for a local host only, such as the sandbox), got "${raw}"`,
+        );
+      else return raw.replace(/\/+$/, '');
+    },
+  };
 }
 
 /** This machine, or a name without a dot (a service in a compose network): never a host across the internet. */
@@ -111,43 +186,55 @@ function isLocalHost(hostname: string): boolean {
   return isLoopbackHost(hostname) || !/[.:]/.test(hostname.replace(/^\[|\]$/g, ''));
 }
 
-/** `N/SECONDS`, e.g. `200/60`. */
-export function readRate(
-  p: Problems,
-  option: unknown,
-  env: Env,
-  name: string,
-  envVar: string,
-): { count: number; windowMs: number } | null | undefined {
-  const { value } = pick(option, env, envVar);
-  if (value === undefined) return undefined;
-  const s = String(value).trim().toLowerCase();
-  if (s === 'off' || s === 'none' || s === '0') return null;
-  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(s);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) {
-    p.add(name, envVar, `expected N/SECONDS such as 200/60 (or "off"), got ${JSON.stringify(value)}`);
-    return undefined;
-  }
-  return { count: Number(m[1]), windowMs: Math.round(Number(m[2]) * 1000) };
+export type Rate = { count: number; windowMs: number };
+/** `N/SECONDS` such as `200/60`; `off` (null): no client-side pacing. */
+export function rate<D extends Rate | undefined = undefined>(env: string, fallback?: D): Field<Rate | null | D> {
+  return {
+    env,
+    default: fallback as D,
+    read(value, problem) {
+      const s = String(value).trim().toLowerCase();
+      if (s === 'off' || s === 'none' || s === '0') return null;
+      const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(s);
+      if (m && Number(m[1]) >= 1 && Number(m[2]) > 0) return { count: Number(m[1]), windowMs: Math.round(Number(m[2]) * 1000) };
+      problem(`expected N/SECONDS such as 200/60 (or "off"), got ${JSON.stringify(value)}`);
+    },
+  };
 }
 
-/** One of a fixed set of words (case-insensitive). */
-export function readChoice<T extends string>(
-  p: Problems,
-  option: unknown,
-  env: Env,
-  name: string,
-  envVar: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const raw = readString(p, option, env, name, envVar);
-  if (raw === undefined || raw === '') return fallback;
-  const found = choices.find((c) => c === raw.toLowerCase());
-  if (found) return found;
-  p.add(name, envVar, `expected one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
-  return fallback;
+/** Playwright outcome -> service status, by id or by name. `timedOut` defaults to the `failed` row. */
+export type StatusMapOption = Partial<Record<Outcome, number | string>>;
+
+/**
+ * A `statusMap` (no env var): known outcomes only, each mapped to a status id or a non-empty name. With
+ * `names`: the service's statuses are a fixed vocabulary, so a name it does not have is refused here like a
+ * typo in an outcome key (the target is held back and its results kept for replay), never sent as a default.
+ */
+export function statusMap(
+  /** What a value is, in the service's terms (CucumberStudio's statuses have names only). */
+  expected = { value: 'a status id or name', example: `{ failed: 'FAIL' }` },
+  names?: { service: string; names: readonly string[] },
+): Field<StatusMapOption> {
+  return {
+    default: {},
+    read(v, problem) {
+      if (!isPlainObject(v)) return void problem(`expected an object such as ${expected.example}`);
+      const out: StatusMapOption = {};
+      for (const [k, val] of Object.entries(v)) {
+        const ref = typeof val === 'string' ? val.trim() : val;
+        if (!(OUTCOMES as readonly string[]).includes(k)) problem(`unknown outcome; use one of ${OUTCOMES.join(', ')}`, k);
+        else if (!((typeof ref === 'number' && Number.isInteger(ref)) || (typeof ref === 'string' && ref !== '')))
+          problem(`expected ${expected.value}, got ${JSON.stringify(val)}`, k);
+        else if (names && !names.names.includes(String(ref).toLowerCase()))
+          problem(`${names.service} has no status ${JSON.stringify(ref)}; use one of ${names.names.join(', ')}`, k);
+        else out[k as Outcome] = ref;
+      }
+      return out;
+    },
+  };
 }
+
+// ------------------------------------------------------------------ the options object itself
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -172,35 +259,6 @@ function levenshtein(a: string, b: string): number {
     }
   }
   return d[a.length][b.length];
-}
-
-/** Playwright outcome -> service status, by id or by name. `timedOut` defaults to the `failed` row. */
-export type StatusMapOption = Partial<Record<Outcome, number | string>>;
-
-/** Reads a `statusMap` option: known outcomes only, each mapped to a status id or a non-empty name. */
-export function readStatusMap(
-  p: Problems,
-  v: unknown,
-  name: string,
-  /** What a value is, in the service's terms (CucumberStudio's statuses have names only). */
-  expected = { value: 'a status id or name', example: `{ failed: 'FAIL' }` },
-): StatusMapOption {
-  if (v === undefined || v === null) return {};
-  if (!isPlainObject(v)) {
-    p.add(name, undefined, `expected an object such as ${expected.example}`);
-    return {};
-  }
-  const out: StatusMapOption = {};
-  for (const [k, val] of Object.entries(v)) {
-    if (!(OUTCOMES as readonly string[]).includes(k)) {
-      p.add(`${name}.${k}`, undefined, `unknown outcome; use one of ${OUTCOMES.join(', ')}`);
-    } else if ((typeof val === 'number' && Number.isInteger(val)) || (typeof val === 'string' && val.trim() !== '')) {
-      out[k as Outcome] = typeof val === 'string' ? val.trim() : val;
-    } else {
-      p.add(`${name}.${k}`, undefined, `expected ${expected.value}, got ${JSON.stringify(val)}`);
-    }
-  }
-  return out;
 }
 
 /**

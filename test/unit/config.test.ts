@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config';
 import type { Env } from '../../src/kit/config-fields';
+import { redact } from '../../src/http/errors';
 import { TARGETS } from '../../src/targets';
 
 const resolveConfig = (options: unknown, env: Env, rootDir?: string, now?: Date) =>
@@ -70,6 +71,15 @@ describe('config', () => {
     expect(c.problems.join('\n')).not.toContain('sk-secret-1234');
   });
 
+  it('a key of the wrong type is one line, not also "is required"', () => {
+    const c = resolveConfig({ zephyr: { accessKey: 12345 } }, Z);
+    expect(c.problems).toEqual(['zephyr.accessKey (env ZEPHYR_ACCESS_KEY): expected a string, got number']);
+    expect(c.invalid.map((d) => d.id)).toEqual(['zephyr']);
+  });
+  it('a secret inside a longer one leaves nothing of the longer one showing', () => {
+    const c = resolveConfig({}, { ...Z, ZEPHYR_SECRET_KEY: 'sk-secret', ZEPHYR_ACCESS_KEY: 'sk-secret-and-access' });
+    expect(redact('key sk-secret-and-access', c.secrets)).toBe('key [redacted]');
+  });
   it('plain http is taken for a local host (the sandbox, a compose service), not for one across the internet', () => {
     for (const url of [
       'http://127.0.0.1:4010/connect',

@@ -1,13 +1,14 @@
 import {
-  pick,
-  rawStrings,
-  type Problems,
-  readInt,
-  readRate,
-  readStatusMap,
-  readString,
-  readUrl,
+  int,
+  rate,
+  readFields,
+  secretsOf,
+  statusMap,
+  str,
+  url,
+  type FieldsOf,
   type StatusMapOption,
+  type Values,
 } from '../../kit/config-fields';
 import type { ConfigInput } from '../../kit/target';
 import { CS_STATUSES } from './statuses';
@@ -39,95 +40,39 @@ export interface CucumberStudioOptions {
   snapshotTimeoutMs?: number;
 }
 
-export interface CucumberStudioConfig {
-  readonly baseUrl: string;
-  readonly uid: string;
-  readonly accessToken: string;
-  readonly client: string;
-  readonly projectId: number;
-  readonly testRunId?: number;
-  readonly testRunName: string;
-  readonly statusMap: StatusMapOption;
-  readonly rateLimit: { count: number; windowMs: number } | null;
-  readonly snapshotTimeoutMs: number;
-}
-
 export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumberstudio.com';
+
+/** One row per option (`CucumberStudioOptions` has the docs). */
+const FIELDS = {
+  baseUrl: url('CUCUMBERSTUDIO_BASE_URL', CUCUMBERSTUDIO_DEFAULT_BASE_URL, { credentials: true }),
+  uid: str('CUCUMBERSTUDIO_UID', { required: 'the account e-mail of the API credentials' }),
+  accessToken: str('CUCUMBERSTUDIO_ACCESS_TOKEN', { required: 'profile > API credentials', secret: true }),
+  client: str('CUCUMBERSTUDIO_CLIENT', { required: 'profile > API credentials' }),
+  projectId: int('CUCUMBERSTUDIO_PROJECT_ID', 1, { required: 'numeric project id' }),
+  testRunId: int('CUCUMBERSTUDIO_TEST_RUN_ID', 1),
+  testRunName: str('CUCUMBERSTUDIO_TEST_RUN_NAME'),
+  // Its statuses are a fixed vocabulary: a name it does not have is refused here, never sent as a default.
+  statusMap: statusMap(
+    { value: `a status name (${CS_STATUSES.join(', ')})`, example: `{ failed: 'retest' }` },
+    { service: 'CucumberStudio', names: CS_STATUSES },
+  ),
+  // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
+  rateLimit: rate('CUCUMBERSTUDIO_RATE_LIMIT', { count: 195, windowMs: 60_000 }),
+  snapshotTimeoutMs: int('CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS', 0, { default: 120_000 }),
+} satisfies FieldsOf<CucumberStudioOptions>;
+
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
-export const OPTION_KEYS = [
-  'baseUrl',
-  'uid',
-  'accessToken',
-  'client',
-  'projectId',
-  'testRunId',
-  'testRunName',
-  'statusMap',
-  'rateLimit',
-  'snapshotTimeoutMs',
-];
+export const OPTION_KEYS = Object.keys(FIELDS);
+
+export type CucumberStudioConfig = Readonly<Values<typeof FIELDS> & { testRunName: string }>;
 
 /** Enabled when a uid or an access token is given; undefined otherwise. */
-export function readCucumberStudioConfig({
-  options: o,
-  env,
-  problems: p,
-  runName,
-  container,
-}: ConfigInput): CucumberStudioConfig | undefined {
-  const accessToken = readString(p, o.accessToken, env, 'cucumberstudio.accessToken', 'CUCUMBERSTUDIO_ACCESS_TOKEN');
-  const uid = readString(p, o.uid, env, 'cucumberstudio.uid', 'CUCUMBERSTUDIO_UID');
-  if (!accessToken && !uid) return undefined;
-  const client = readString(p, o.client, env, 'cucumberstudio.client', 'CUCUMBERSTUDIO_CLIENT');
-  const projectId = readInt(p, o.projectId, env, 'cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 1);
-  if (!uid) p.add('cucumberstudio.uid', 'CUCUMBERSTUDIO_UID', 'is required (the account e-mail of the API credentials)');
-  if (!accessToken) p.add('cucumberstudio.accessToken', 'CUCUMBERSTUDIO_ACCESS_TOKEN', 'is required (profile > API credentials)');
-  if (!client) p.add('cucumberstudio.client', 'CUCUMBERSTUDIO_CLIENT', 'is required (profile > API credentials)');
-  if (projectId === undefined && pick(o.projectId, env, 'CUCUMBERSTUDIO_PROJECT_ID').from === 'none')
-    p.add('cucumberstudio.projectId', 'CUCUMBERSTUDIO_PROJECT_ID', 'is required (numeric project id)');
-  const timeout = readInt(p, o.snapshotTimeoutMs, env, 'cucumberstudio.snapshotTimeoutMs', 'CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS', 0);
-  const rate = readRate(p, o.rateLimit, env, 'cucumberstudio.rateLimit', 'CUCUMBERSTUDIO_RATE_LIMIT');
-  const configuredRun = readInt(p, o.testRunId, env, 'cucumberstudio.testRunId', 'CUCUMBERSTUDIO_TEST_RUN_ID', 1);
-  const testRunId = container?.id === null ? undefined : container?.id !== undefined ? Number(container.id) : configuredRun;
-  return {
-    baseUrl: readUrl(p, o.baseUrl, env, 'cucumberstudio.baseUrl', 'CUCUMBERSTUDIO_BASE_URL', CUCUMBERSTUDIO_DEFAULT_BASE_URL, {
-      credentials: true,
-    }),
-    uid: uid ?? '',
-    accessToken: accessToken ?? '',
-    client: client ?? '',
-    projectId: projectId ?? 0,
-    testRunId,
-    testRunName:
-      container?.name || readString(p, o.testRunName, env, 'cucumberstudio.testRunName', 'CUCUMBERSTUDIO_TEST_RUN_NAME') || runName,
-    statusMap: readCsStatusMap(p, o.statusMap),
-    // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
-    rateLimit: rate === undefined ? { count: 195, windowMs: 60_000 } : rate,
-    snapshotTimeoutMs: timeout ?? 120_000,
-  };
-}
-
-/**
- * The service's statuses are a fixed vocabulary, so a name it does not have is known here: refused like a
- * typo in an outcome key (the target is held back and its results kept for replay), never sent as a default.
- */
-function readCsStatusMap(p: Problems, v: unknown): StatusMapOption {
-  const map = readStatusMap(p, v, 'cucumberstudio.statusMap', {
-    value: `a status name (${CS_STATUSES.join(', ')})`,
-    example: `{ failed: 'retest' }`,
-  });
-  for (const [outcome, ref] of Object.entries(map)) {
-    if (!(CS_STATUSES as readonly string[]).includes(String(ref).toLowerCase()))
-      p.add(
-        `cucumberstudio.statusMap.${outcome}`,
-        undefined,
-        `CucumberStudio has no status ${JSON.stringify(ref)}; use one of ${CS_STATUSES.join(', ')}`,
-      );
-  }
-  return map;
+export function readCucumberStudioConfig({ options, env, problems, runName, container }: ConfigInput): CucumberStudioConfig | undefined {
+  const v = readFields(problems, FIELDS, options, env, 'cucumberstudio.', ['accessToken', 'uid']);
+  if (!v) return undefined;
+  const testRunId = container?.id === null ? undefined : container?.id !== undefined ? Number(container.id) : v.testRunId;
+  return { ...v, testRunId, testRunName: container?.name || v.testRunName || runName };
 }
 
 /** The access token as given, even when other settings are invalid. */
-export function cucumberStudioSecrets(o: Record<string, unknown>, env: Record<string, string | undefined>): string[] {
-  return rawStrings([o.accessToken, env.CUCUMBERSTUDIO_ACCESS_TOKEN]);
-}
+export const cucumberStudioSecrets = (o: Record<string, unknown>, env: Record<string, string | undefined>) => secretsOf(FIELDS, o, env);

@@ -1,14 +1,16 @@
 import {
-  pick,
-  rawStrings,
-  readBool,
-  readChoice,
-  readInt,
-  readRate,
-  readStatusMap,
-  readString,
-  readUrl,
+  bool,
+  choice,
+  int,
+  rate,
+  readFields,
+  secretsOf,
+  statusMap,
+  str,
+  url,
+  type FieldsOf,
   type StatusMapOption,
+  type Values,
 } from '../../kit/config-fields';
 import type { ConfigInput } from '../../kit/target';
 
@@ -52,87 +54,46 @@ export interface ZephyrOptions {
   jiraUrl?: string;
 }
 
-export interface ZephyrConfig {
-  readonly baseUrl: string;
-  readonly accessKey: string;
-  readonly secretKey: string;
-  readonly accountId: string;
-  readonly projectId: number;
-  readonly versionId: number;
-  readonly cycleId?: string;
-  readonly cycleName: string;
-  readonly statusMap: StatusMapOption;
-  readonly failureComments: boolean;
-  readonly commentLimit: number;
-  /** null = off; undefined = the default (see the definition). */
-  readonly rateLimit: { count: number; windowMs: number } | null | undefined;
-  readonly stepResults: 'passed' | 'detailed' | 'off';
-  readonly jiraUrl?: string;
-}
-
 export const ZEPHYR_DEFAULT_BASE_URL = 'https://prod-api.zephyr4jiracloud.com/connect';
 /** Zephyr Server rejects comments over 750 characters; the cloud limit is not published. */
 export const ZEPHYR_COMMENT_LIMIT = 750;
-const STEP_RESULTS = ['passed', 'detailed', 'off'] as const;
 /** Names the settings a project/version error is about. */
 export const PROJECT_HINT = (p: number, v: number) =>
   `ZEPHYR_PROJECT_ID (zephyr.projectId) = ${p} and ZEPHYR_VERSION_ID (zephyr.versionId) = ${v}`;
 
+/** One row per option (`ZephyrOptions` has the docs). */
+const FIELDS = {
+  baseUrl: url('ZEPHYR_BASE_URL', ZEPHYR_DEFAULT_BASE_URL, { credentials: true }),
+  accessKey: str('ZEPHYR_ACCESS_KEY', { required: 'Zephyr > API Keys in Jira', secret: true }),
+  secretKey: str('ZEPHYR_SECRET_KEY', { required: 'Zephyr > API Keys in Jira', secret: true }),
+  accountId: str('ZEPHYR_ACCOUNT_ID', { required: 'your Atlassian account id' }),
+  projectId: int('ZEPHYR_PROJECT_ID', 1, { required: 'the numeric Jira project id' }),
+  versionId: int('ZEPHYR_VERSION_ID', -1, { default: -1 }),
+  cycleId: str('ZEPHYR_CYCLE_ID'),
+  cycleName: str('ZEPHYR_CYCLE_NAME'),
+  statusMap: statusMap(),
+  failureComments: bool('ZEPHYR_FAILURE_COMMENTS', true),
+  commentLimit: int('ZEPHYR_COMMENT_LIMIT', 50, { default: ZEPHYR_COMMENT_LIMIT }),
+  // No default here: the definition shares its pacing out among the shards.
+  rateLimit: rate('ZEPHYR_RATE_LIMIT'),
+  stepResults: choice('ZEPHYR_STEP_RESULTS', ['passed', 'detailed', 'off'] as const, 'passed'),
+  jiraUrl: url('ZEPHYR_JIRA_URL'),
+} satisfies FieldsOf<ZephyrOptions>;
+
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
-export const OPTION_KEYS = [
-  'baseUrl',
-  'accessKey',
-  'secretKey',
-  'accountId',
-  'projectId',
-  'versionId',
-  'cycleId',
-  'cycleName',
-  'statusMap',
-  'failureComments',
-  'commentLimit',
-  'rateLimit',
-  'stepResults',
-  'jiraUrl',
-];
+export const OPTION_KEYS = Object.keys(FIELDS);
+
+/** `rateLimit` null: off; undefined: the default (see the definition). */
+export type ZephyrConfig = Readonly<Values<typeof FIELDS> & { cycleName: string }>;
 
 /** Enabled when an access key or secret key is given; undefined otherwise. */
-export function readZephyrConfig({ options: o, env, problems: p, runName, container }: ConfigInput): ZephyrConfig | undefined {
-  const accessKey = readString(p, o.accessKey, env, 'zephyr.accessKey', 'ZEPHYR_ACCESS_KEY');
-  const secretKey = readString(p, o.secretKey, env, 'zephyr.secretKey', 'ZEPHYR_SECRET_KEY');
-  if (!accessKey && !secretKey) return undefined;
-  const accountId = readString(p, o.accountId, env, 'zephyr.accountId', 'ZEPHYR_ACCOUNT_ID');
-  const projectId = readInt(p, o.projectId, env, 'zephyr.projectId', 'ZEPHYR_PROJECT_ID', 1);
-  if (!accessKey) p.add('zephyr.accessKey', 'ZEPHYR_ACCESS_KEY', 'is required (Zephyr > API Keys in Jira)');
-  if (!secretKey) p.add('zephyr.secretKey', 'ZEPHYR_SECRET_KEY', 'is required (Zephyr > API Keys in Jira)');
-  if (!accountId) p.add('zephyr.accountId', 'ZEPHYR_ACCOUNT_ID', 'is required (your Atlassian account id)');
-  if (projectId === undefined && pick(o.projectId, env, 'ZEPHYR_PROJECT_ID').from === 'none')
-    p.add('zephyr.projectId', 'ZEPHYR_PROJECT_ID', 'is required (the numeric Jira project id)');
-  const cycleId =
-    container?.id === null
-      ? undefined
-      : (container?.id ?? (readString(p, o.cycleId, env, 'zephyr.cycleId', 'ZEPHYR_CYCLE_ID') || undefined));
-  const cycleName = container?.name || readString(p, o.cycleName, env, 'zephyr.cycleName', 'ZEPHYR_CYCLE_NAME') || runName;
+export function readZephyrConfig({ options, env, problems: p, runName, container }: ConfigInput): ZephyrConfig | undefined {
+  const v = readFields(p, FIELDS, options, env, 'zephyr.', ['accessKey', 'secretKey']);
+  if (!v) return undefined;
+  const cycleName = container?.name || v.cycleName || runName;
   if (cycleName.length > 255) p.add('zephyr.cycleName', 'ZEPHYR_CYCLE_NAME', 'is longer than 255 characters');
-  return {
-    baseUrl: readUrl(p, o.baseUrl, env, 'zephyr.baseUrl', 'ZEPHYR_BASE_URL', ZEPHYR_DEFAULT_BASE_URL, { credentials: true }),
-    accessKey: accessKey ?? '',
-    secretKey: secretKey ?? '',
-    accountId: accountId ?? '',
-    projectId: projectId ?? 0,
-    versionId: readInt(p, o.versionId, env, 'zephyr.versionId', 'ZEPHYR_VERSION_ID', -1) ?? -1,
-    cycleId,
-    cycleName,
-    statusMap: readStatusMap(p, o.statusMap, 'zephyr.statusMap'),
-    failureComments: readBool(p, o.failureComments, env, 'zephyr.failureComments', 'ZEPHYR_FAILURE_COMMENTS', true),
-    commentLimit: readInt(p, o.commentLimit, env, 'zephyr.commentLimit', 'ZEPHYR_COMMENT_LIMIT', 50) ?? ZEPHYR_COMMENT_LIMIT,
-    rateLimit: readRate(p, o.rateLimit, env, 'zephyr.rateLimit', 'ZEPHYR_RATE_LIMIT'),
-    stepResults: readChoice(p, o.stepResults, env, 'zephyr.stepResults', 'ZEPHYR_STEP_RESULTS', STEP_RESULTS, 'passed'),
-    jiraUrl: readUrl(p, o.jiraUrl, env, 'zephyr.jiraUrl', 'ZEPHYR_JIRA_URL', '') || undefined,
-  };
+  return { ...v, cycleId: container?.id === null ? undefined : (container?.id ?? v.cycleId), cycleName };
 }
 
 /** Keys and the secret as given, even when other settings are invalid. */
-export function zephyrSecrets(o: Record<string, unknown>, env: Record<string, string | undefined>): string[] {
-  return rawStrings([o.secretKey, o.accessKey, env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY]);
-}
+export const zephyrSecrets = (o: Record<string, unknown>, env: Record<string, string | undefined>) => secretsOf(FIELDS, o, env);
