@@ -4,11 +4,56 @@
  * thrown. What each service reads is its definition's business; this file only iterates them.
  */
 import * as path from 'node:path';
-import { bool, checkUnknownKeys, isPlainObject, Problems, readField, readFields, type Env } from './kit/config-fields';
+import {
+  bool,
+  checkUnknownKeys,
+  choice,
+  int,
+  isPlainObject,
+  Problems,
+  readField,
+  readFields,
+  str,
+  type Env,
+  type Field,
+  type FieldsOf,
+} from './kit/config-fields';
 import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
 import { buildLabel, detectCi, runDescription } from './ci-metadata';
-import { GENERAL_FIELDS, type EvidencePolicy, type RunInfo } from './options';
+import type { EvidencePolicy, GeneralOptions, RunInfo } from './options';
 import { defaultRunName } from './run-name';
+
+/**
+ * Not under `test-results`: Playwright empties its output folder when a run starts, and a journal kept
+ * there for replay would be gone with the next run.
+ */
+export const DEFAULT_OUTBOX_DIR = 'tms-outbox';
+
+/** The options that are not about one service: one row each (`GeneralOptions` has the docs). */
+export const GENERAL_FIELDS = {
+  outboxDir: str('PW_TMS_OUTBOX_DIR', { default: DEFAULT_OUTBOX_DIR }),
+  failOnPublishError: bool('PW_TMS_FAIL_ON_ERROR', false),
+  dryRun: bool('PW_TMS_DRY_RUN', false, { value: true, because: 'taken as true: a dry run' }),
+  summaryFile: str('PW_TMS_SUMMARY_FILE', { default: 'test-results/tms-summary.json' }),
+  debug: bool('PW_TMS_DEBUG', false),
+  publishTimeout: {
+    env: 'PW_TMS_PUBLISH_TIMEOUT',
+    default: 600_000,
+    /** ms from whole seconds; `0` or `off`: no limit. Any size goes: the timers clamp what Node cannot keep (2³¹−1 ms). */
+    read(value, problem) {
+      const text = String(value).trim().toLowerCase();
+      const seconds = text === 'off' ? 0 : typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : NaN;
+      if (Number.isSafeInteger(seconds) && seconds >= 0) return seconds === 0 ? Infinity : seconds * 1000;
+      problem(`expected a whole number of seconds (0 or off: no limit), got ${JSON.stringify(value)}; 600 is used`);
+    },
+  } satisfies Field<number>,
+  requestTimeout: int('PW_TMS_REQUEST_TIMEOUT', 1, { default: 30 }),
+  attachments: choice('PW_TMS_ATTACHMENTS', ['failed', 'all', 'none'] as const, 'failed'),
+  attachmentMaxBytes: int('PW_TMS_ATTACHMENT_MAX_BYTES', 1, { default: 10 * 1024 * 1024 }),
+  build: str('PW_TMS_BUILD'),
+  environment: str('PW_TMS_ENVIRONMENT'),
+  description: str('PW_TMS_DESCRIPTION'),
+} satisfies FieldsOf<GeneralOptions>;
 
 export interface ResolvedConfig {
   /** Enabled targets with valid settings, in registry order. */
