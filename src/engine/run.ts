@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
 import { safeDelay } from '../kit/clock';
 import { Deadline } from '../kit/deadline';
+import { LaneSet } from '../kit/lanes';
 import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
@@ -118,7 +119,10 @@ export class PublishRun {
     this.sessions = config.targets.map(({ definition, config: c }) => {
       // Per service: one that gives no answer is given up for the run, its session stops sending and says why.
       const reachability = new Reachability(() => this.deadline.started);
-      return new TargetSession(definition, definition.create(c, { ...deps, reachability }), {
+      // The target's lanes: the session counts their calls and closes them.
+      const lanes = new LaneSet();
+      return new TargetSession(definition, definition.create(c, { ...deps, reachability, lanes }), {
+        lanes,
         outbox: this.outbox,
         log,
         alreadyDone: o.journal?.done.get(definition.id),
@@ -216,7 +220,7 @@ export class PublishRun {
       }
     }
     // After publishTimeout, nothing more is awaited: background work is abandoned (its results are in the outbox).
-    const settle = Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined))).then(() =>
+    const settle = Promise.all(this.sessions.map((s) => s.close().catch(() => undefined))).then(() =>
       this.http.close().catch(() => undefined),
     );
     await within(settle, Math.max(1_000, this.deadline.remaining()));

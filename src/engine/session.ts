@@ -8,6 +8,7 @@ import type { Outbox } from './outbox';
 import { ResultLedger } from './ledger';
 import { sendTheRest } from './end-sends';
 import type { EndProgress, EndStage } from './end-of-run';
+import type { LaneSet } from '../kit/lanes';
 import { KeyReadiness } from './readiness';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
@@ -35,6 +36,8 @@ export interface SessionOptions {
   secrets?: readonly string[];
   /** Whether the service is given up for this run (no answer): the end then stops sending and says why. */
   reachability?: Reachability;
+  /** The lanes the target's calls go through (TargetDeps.lanes): counted for the summary, closed by `close`. */
+  lanes?: LaneSet;
 }
 
 /**
@@ -45,6 +48,8 @@ export interface SessionOptions {
  */
 export class TargetSession {
   private begun?: Promise<{ container: ContainerInfo; statuses: StatusTable }>;
+  /** The preparation the last `begin` started (registering keys, generated tests); settles, never rejects. */
+  private preparation?: Promise<void>;
   private beginError?: unknown;
   /** The cycle / run, once found or made (a summary cut short by publishTimeout still names it). */
   private container?: ContainerInfo;
@@ -115,7 +120,7 @@ export class TargetSession {
         this.statuses = statuses;
         this.stream = new ResultStream({
           batching: this.target.batching,
-          prepared: this.target.prepared(),
+          preparation: this.preparation,
           publish: async (items) => this.ledger.refuse(await this.target.publish(items, (done) => this.ledger.confirm(done))),
           onDone: (items) => this.ledger.confirm(items),
           endInMs: this.o.endInMs,
@@ -174,8 +179,9 @@ export class TargetSession {
       this.warnings = [...statuses.warnings];
       if (!this.cut) for (const w of statuses.warnings) this.o.log.error(w);
     }
-    const container = await this.target.begin({ knownKeys, followerWaitMs });
+    const { preparation, ...container } = await this.target.begin({ knownKeys, followerWaitMs });
     this.container = container;
+    this.preparation = preparation;
     if (container.warning && !this.warnings.includes(container.warning)) {
       this.warnings.push(container.warning);
       if (!this.cut) this.o.log.error(`${this.definition.label}: ${container.warning}`);
@@ -249,7 +255,7 @@ export class TargetSession {
       summary.unsent = this.ledger.notHeld(keys);
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
-    summary.calls = this.target.calls();
+    summary.calls = this.calls();
     summary.durationMs = Date.now() - this.started;
     return summary;
   }
@@ -271,9 +277,23 @@ export class TargetSession {
     };
   }
 
+  /** Waits for the target's background preparation (Playwright does not wait for a promise a reporter forgets), then closes its lanes. */
+  async close(): Promise<void> {
+    try {
+      await this.preparation;
+    } finally {
+      this.o.lanes?.close();
+    }
+  }
+
+  /** Requests the target made so far. */
+  private calls(): number {
+    return this.o.lanes?.calls() ?? 0;
+  }
+
   private summaryOf(unmapped: number, notRun: number): TargetSummary {
     const { id: target, label } = this.definition;
-    const [calls, durationMs] = [this.target.calls(), Date.now() - this.started];
+    const [calls, durationMs] = [this.calls(), Date.now() - this.started];
     return { target, label, enabled: true, published: 0, countsByStatus: {}, unmapped, notRun, errors: [], unsent: 0, calls, durationMs };
   }
 }

@@ -3,8 +3,8 @@ import type { PlanItem } from '../model';
 
 export interface ResultStreamOptions {
   batching: Target['batching'];
-  /** Nothing is sent before this settles (the target's own preparation: its time is not a batch's). */
-  prepared?: Promise<void>;
+  /** Nothing is sent before this settles (the target's own preparation, BeginResult.preparation: its time is not a batch's). */
+  preparation?: Promise<void>;
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
   /** Items the service confirmed. */
   onDone(items: readonly PlanItem[]): void;
@@ -40,8 +40,8 @@ export class ResultStream {
 
   constructor(private readonly o: ResultStreamOptions) {
     this.now = o.now ?? (() => Date.now());
-    this.isPrepared = !o.prepared;
-    void o.prepared?.then(() => {
+    this.isPrepared = !o.preparation;
+    void o.preparation?.then(() => {
       this.isPrepared = true;
       this.schedule();
     });

@@ -20,7 +20,7 @@ describe('ResultStream', () => {
     let finish!: () => void;
     const stream = new ResultStream({
       batching: { maxItems: 2, maxWaitMs: 60_000, spaced: false },
-      prepared,
+      preparation: prepared,
       publish: async (items) => {
         sent.push(items.map((i) => i.key));
         await new Promise<void>((r) => (finish = r));
