@@ -98,3 +98,18 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
     });
   });
 }
+
+/**
+ * In the child `readReporterOptions` starts: writes the reporter's options to the file it named (one line per
+ * instance of the reporter) and returns true, so the instance reports nothing; false in a real run.
+ */
+export function handOverOptions(options: unknown, env: NodeJS.ProcessEnv): boolean {
+  const out = env[OPTIONS_OUT_ENV];
+  if (!out) return false;
+  try {
+    fs.appendFileSync(out, `${JSON.stringify(options ?? {})}\n`, { mode: 0o600 });
+  } catch {
+    // Not written: the command says it could not read the config.
+  }
+  return true;
+}

@@ -1,5 +1,6 @@
 import { resolveConfig } from './config';
 import { createHttp } from './http/client';
+import { LaneSet } from './kit/lanes';
 import type { TargetDefinition } from './kit/target';
 import { createPrinter } from './output';
 
@@ -38,9 +39,11 @@ export async function createContainer(definition: TargetDefinition, name: string
   }
   const http = createHttp();
   try {
-    const target = definition.create(resolved.config, { send: http.send, secrets: config.secrets });
+    const lanes = new LaneSet();
+    const target = definition.create(resolved.config, { send: http.send, secrets: config.secrets, lanes });
     const c = await target.begin({ knownKeys: [] });
-    await target.close();
+    await c.preparation;
+    lanes.close();
     printer.info(`${definition.label}: ${definition.containerKind} "${c.name}" ${c.reused ? 'exists' : 'created'}; id:`);
     process.stdout.write(`${c.id}\n`);
     return 0;

@@ -39,7 +39,7 @@ export async function sendTheRest(
   const t = e.target;
   const plan = t.plan(records, statuses);
   e.onTotal(plan.length);
-  const unconfirmed = () => plan.filter((item) => !e.ledger.settled(item));
+  const unconfirmed = () => plan.filter((item) => !e.ledger.nothingToSend(item));
   const failed: PublishResult['failed'] = [];
   const send = async (items: PlanItem[]): Promise<void> => {
     if (!items.length || mappedCount === 0) return;

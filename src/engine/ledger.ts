@@ -49,7 +49,7 @@ export class ResultLedger {
   }
 
   /** Nothing more to send for the item: the service holds it as it is now, or refused its key. */
-  settled(item: PlanItem): boolean {
+  nothingToSend(item: PlanItem): boolean {
     if (this.refused.has(item.key)) return true;
     const mine = this.confirmed.get(item.key);
     if (mine !== undefined) return mine === fingerprint(item);
@@ -60,7 +60,7 @@ export class ResultLedger {
 
   /** The items of the plan the service holds (refused ones left out). */
   sent(plan: readonly PlanItem[]): PlanItem[] {
-    return plan.filter((item) => !this.refused.has(item.key) && this.settled(item));
+    return plan.filter((item) => !this.refused.has(item.key) && this.nothingToSend(item));
   }
 
   /** The items of the plan whose key the service refused, with why. */

@@ -18,7 +18,8 @@ export class RecordKeeper {
     private readonly outbox?: Outbox,
   ) {}
 
-  ready(record: TestRecord): TestRecord {
+  /** The record as the engine keeps, journals and sends it: credentials redacted, bodies in files beside the journal. */
+  kept(record: TestRecord): TestRecord {
     const r = this.withFilesOnly(record);
     // The title too: a test may be named after a value it reads from the environment.
     const [title, error] = [redact(r.title, this.secrets), r.error && redact(r.error, this.secrets)];

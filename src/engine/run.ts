@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../config';
 import { createHttp } from '../http/client';
 import { safeDelay } from '../kit/clock';
 import { Deadline } from '../kit/deadline';
+import { LaneSet } from '../kit/lanes';
 import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
 import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
@@ -118,7 +119,10 @@ export class PublishRun {
     this.sessions = config.targets.map(({ definition, config: c }) => {
       // Per service: one that gives no answer is given up for the run, its session stops sending and says why.
       const reachability = new Reachability(() => this.deadline.started);
-      return new TargetSession(definition, definition.create(c, { ...deps, reachability }), {
+      // The target's lanes: the session counts their calls and closes them.
+      const lanes = new LaneSet();
+      return new TargetSession(definition, definition.create(c, { ...deps, reachability, lanes }), {
+        lanes,
         outbox: this.outbox,
         log,
         alreadyDone: o.journal?.done.get(definition.id),
@@ -154,7 +158,7 @@ export class PublishRun {
    * after), then offered to every target with the next batch (OFFER_EVERY_MS).
    */
   record(record: TestRecord): void {
-    const r = this.keeper.ready(record);
+    const r = this.keeper.kept(record);
     this.keeper.journal([r]);
     this.toOffer.add(r);
   }
@@ -185,7 +189,7 @@ export class PublishRun {
         targets[s.id] = await dryRun(s, where && s.definition.journalMeta(where.config), records, notRun, this.o.printer);
       }
     } else {
-      const complete = records.map((r) => this.keeper.ready(r));
+      const complete = records.map((r) => this.keeper.kept(r));
       this.keeper.journal(complete);
       const done = await this.finishWithin(complete, notRun);
       // A target with bad settings is journaled for a replay once they are fixed; with nothing mapped to it, nothing waits.
@@ -216,10 +220,10 @@ export class PublishRun {
       }
     }
     // After publishTimeout, nothing more is awaited: background work is abandoned (its results are in the outbox).
-    const settle = Promise.all(this.sessions.map((s) => s.target.close().catch(() => undefined))).then(() =>
+    const closing = Promise.all(this.sessions.map((s) => s.close().catch(() => undefined))).then(() =>
       this.http.close().catch(() => undefined),
     );
-    await within(settle, Math.max(1_000, this.deadline.remaining()));
+    await within(closing, Math.max(1_000, this.deadline.remaining()));
     for (const s of Object.values(targets)) {
       const partly = new Set(notRunKeys[s.target] ?? []);
       const keys = [...new Set(records.flatMap((r) => keysOf(r, s.target)))].filter((k) => partly.has(k)).sort();
@@ -254,8 +258,8 @@ export class PublishRun {
     if (stop?.aborted) onStop!();
     else stop?.addEventListener('abort', onStop!, { once: true });
     try {
-      const settled = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
-      const outcome = await Promise.race([Promise.all(settled), cut, stopped]);
+      const finishing = this.sessions.map((s) => s.finish(records, notRun).then((summary) => (done.set(s, summary), summary)));
+      const outcome = await Promise.race([Promise.all(finishing), cut, stopped]);
       if (outcome !== 'cut' && outcome !== 'stop') return outcome.map((s) => (markDeadlineCut(s), s));
       // Stopped: waits under way (a backoff, the next poll) give up now, as they would at publishTimeout.
       const by = outcome === 'stop' ? String(stop?.reason ?? 'a signal') : undefined;

@@ -1,41 +1,25 @@
 import { labelled } from '../output';
 import { classify } from '../kit/classify';
-import { UnreachableError, type Reachability } from '../kit/reachability';
+import { UnreachableError } from '../kit/reachability';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import { SettingsRefusedError, type ContainerInfo, type StatusTable, type Target, type TargetDefinition } from '../kit/target';
 import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
-import type { Outbox } from './outbox';
 import { ResultLedger } from './ledger';
 import { sendTheRest } from './end-sends';
 import type { EndProgress, EndStage } from './end-of-run';
-import { KeyReadiness } from './readiness';
+import { KeyCompleteness } from './key-completeness';
+import type { SessionOptions } from './session-options';
 import { ResultStream } from './stream';
 import { UploadQueue } from './uploads';
 
-export interface SessionLog {
-  info(line: string): void;
-  error(line: string): void;
-}
-
-/** What a session is handed besides its target. */
-export interface SessionOptions {
-  outbox?: Outbox;
-  log: SessionLog;
-  /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
-  alreadyDone?: ReadonlyMap<string, string | number>;
-  /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */
-  attached?: ReadonlySet<string>;
-  /** Keys the service refused in an earlier attempt (key -> why): not sent again. */
-  refused?: ReadonlyMap<string, string>;
-  maxAttachmentBytes: number;
-  /** Replay: look before uploading (an earlier process may have sent without journaling). */
-  replay: boolean;
-  /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
-  endInMs?: () => number;
-  secrets?: readonly string[];
-  /** Whether the service is given up for this run (no answer): the end then stops sending and says why. */
-  reachability?: Reachability;
-}
+/**
+ * Where a session is. `idle`: made, not started (replay and dry run never start one). `awaiting-key`: started,
+ * and no test maps here yet (the container waits for the first result that does: a run that never maps here
+ * leaves no empty cycle or run). `beginning`: statuses and container under way. `streaming`: results go as their
+ * keys complete. `ending`: the end of the run, which alone sends from then on. `cut`: publishTimeout or a signal
+ * ended the publishing: what still runs is abandoned, and its failures are not news.
+ */
+export type SessionPhase = 'idle' | 'awaiting-key' | 'beginning' | 'streaming' | 'ending' | 'cut';
 
 /**
  * Drives one target: begin while the tests run, stream each key's result once all its tests are
@@ -44,27 +28,24 @@ export interface SessionOptions {
  * never touches another.
  */
 export class TargetSession {
+  private phase: SessionPhase = 'idle';
   private begun?: Promise<{ container: ContainerInfo; statuses: StatusTable }>;
+  /** The preparation the last `begin` started (registering keys, generated tests); settles, never rejects. */
+  private preparation?: Promise<void>;
   private beginError?: unknown;
   /** The cycle / run, once found or made (a summary cut short by publishTimeout still names it). */
   private container?: ContainerInfo;
-  /** publishTimeout ended the publishing: what still runs is abandoned, and its failures are not news. */
-  private cut = false;
   private readonly started = Date.now();
   private warnings: string[] = [];
-  private readonly readiness: KeyReadiness;
+  private readonly completeness: KeyCompleteness;
   private stream?: ResultStream;
   private testsAreOver = false;
   private statuses?: StatusTable;
   private endTotal = 0;
   /** What the end of the run is doing once the results are out: progress lines say so, not "0 s left". */
   private endStage: EndStage = 'results';
-  /** Set when the end of the run begins: from then on only finish() sends. */
-  private ending = false;
   private readonly ledger: ResultLedger;
   private readonly uploads: UploadQueue;
-  /** start() ran (a live run): the container is made once a result maps here. */
-  private startedOnce = false;
   private followerWaitMs = 0;
 
   constructor(
@@ -72,7 +53,7 @@ export class TargetSession {
     readonly target: Target,
     private readonly o: SessionOptions,
   ) {
-    this.readiness = new KeyReadiness(definition.id);
+    this.completeness = new KeyCompleteness(definition.id);
     this.uploads = new UploadQueue({
       target,
       maxBytes: o.maxAttachmentBytes,
@@ -100,33 +81,35 @@ export class TargetSession {
    * annotation): a run that never maps to it leaves no empty cycle or run behind.
    */
   start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[], followerWaitMs = 0): void {
-    this.readiness.expect(tests);
+    this.completeness.expect(tests);
     const keys = [...new Set(tests.flatMap((t) => keysOf(t, this.id)))];
     this.followerWaitMs = followerWaitMs;
-    this.startedOnce = true;
+    this.phase = 'awaiting-key';
     if (keys.length) this.launch(keys);
   }
 
   private launch(keys: readonly string[]): void {
+    this.phase = 'beginning';
     this.begun = this.begin(keys, this.followerWaitMs);
     this.begun.then(
       ({ statuses }) => {
-        if (this.ending) return;
+        if (this.phase !== 'beginning') return;
+        this.phase = 'streaming';
         this.statuses = statuses;
         this.stream = new ResultStream({
           batching: this.target.batching,
-          prepared: this.target.prepared(),
+          preparation: this.preparation,
           publish: async (items) => this.ledger.refuse(await this.target.publish(items, (done) => this.ledger.confirm(done))),
           onDone: (items) => this.ledger.confirm(items),
           endInMs: this.o.endInMs,
         });
-        this.offerReady(this.readiness.keys());
+        this.offerComplete(this.completeness.keys());
         if (this.testsAreOver) this.stream.sendAllNow();
       },
       // Report a bad preflight as soon as it is known, not only at the end of the run.
       (error: unknown) => {
         this.beginError = error;
-        if (!this.cut) this.o.log.error(labelled(this.definition.label, (error as Error).message));
+        if (this.phase !== 'cut') this.o.log.error(labelled(this.definition.label, (error as Error).message));
       },
     );
   }
@@ -139,10 +122,10 @@ export class TargetSession {
 
   /** Tests' final results: their keys that are now complete go out with the stream's next batch. */
   offer(records: readonly TestRecord[]): void {
-    const keys = new Set(records.flatMap((record) => this.readiness.add(record)));
+    const keys = new Set(records.flatMap((record) => this.completeness.add(record)));
     if (!keys.size) return;
-    if (this.startedOnce && !this.begun && !this.ending) this.launch([...keys]);
-    if (this.stream) this.offerReady(keys);
+    if (this.phase === 'awaiting-key') this.launch([...keys]);
+    if (this.stream) this.offerComplete(keys);
   }
 
   /** Results confirmed so far / results the end of the run has to account for, and what it is doing (progress lines). */
@@ -156,10 +139,12 @@ export class TargetSession {
     };
   }
 
-  private offerReady(keys: Iterable<string>): void {
-    const ready = this.readiness.ready(keys);
-    if (!ready.keys.size || !this.statuses) return;
-    const items = this.target.plan(ready.records, this.statuses).filter((i) => ready.keys.has(i.key) && !this.ledger.settled(i));
+  private offerComplete(keys: Iterable<string>): void {
+    const complete = this.completeness.complete(keys);
+    if (!complete.keys.size || !this.statuses) return;
+    const items = this.target
+      .plan(complete.records, this.statuses)
+      .filter((i) => complete.keys.has(i.key) && !this.ledger.nothingToSend(i));
     this.stream!.enqueue(items);
   }
 
@@ -172,13 +157,14 @@ export class TargetSession {
     });
     if (!this.warnings.length) {
       this.warnings = [...statuses.warnings];
-      if (!this.cut) for (const w of statuses.warnings) this.o.log.error(w);
+      if (this.phase !== 'cut') for (const w of statuses.warnings) this.o.log.error(w);
     }
-    const container = await this.target.begin({ knownKeys, followerWaitMs });
+    const { preparation, ...container } = await this.target.begin({ knownKeys, followerWaitMs });
     this.container = container;
+    this.preparation = preparation;
     if (container.warning && !this.warnings.includes(container.warning)) {
       this.warnings.push(container.warning);
-      if (!this.cut) this.o.log.error(`${this.definition.label}: ${container.warning}`);
+      if (this.phase !== 'cut') this.o.log.error(`${this.definition.label}: ${container.warning}`);
     }
     this.o.outbox?.container(this.id, container.id, container.name);
     return { container, statuses };
@@ -190,7 +176,7 @@ export class TargetSession {
     const summary = this.summaryOf(records.length - mapped.length, notRun);
     const keys = new Set(mapped.flatMap((r) => keysOf(r, this.id)));
     this.endTotal = keys.size;
-    this.ending = true;
+    this.phase = 'ending';
     // The batch in flight finishes on its own; the end sends every other key meanwhile (publishRest).
     const inFlight = this.stream?.inFlight() ?? new Map<string, PlanItem>();
     const drained = this.stream?.drain() ?? Promise.resolve();
@@ -249,7 +235,7 @@ export class TargetSession {
       summary.unsent = this.ledger.notHeld(keys);
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
-    summary.calls = this.target.calls();
+    summary.calls = this.calls();
     summary.durationMs = Date.now() - this.started;
     return summary;
   }
@@ -258,7 +244,7 @@ export class TargetSession {
   cutShort(records: readonly TestRecord[], notRun: number, reason: string, stoppedBy?: string): TargetSummary {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
     const sent = this.ledger.heldCount;
-    this.cut = true;
+    this.phase = 'cut';
     const c = this.container;
     return {
       ...this.summaryOf(unmapped, notRun),
@@ -271,9 +257,23 @@ export class TargetSession {
     };
   }
 
+  /** Waits for the target's background preparation (Playwright does not wait for a promise a reporter forgets), then closes its lanes. */
+  async close(): Promise<void> {
+    try {
+      await this.preparation;
+    } finally {
+      this.o.lanes?.close();
+    }
+  }
+
+  /** Requests the target made so far. */
+  private calls(): number {
+    return this.o.lanes?.calls() ?? 0;
+  }
+
   private summaryOf(unmapped: number, notRun: number): TargetSummary {
     const { id: target, label } = this.definition;
-    const [calls, durationMs] = [this.target.calls(), Date.now() - this.started];
+    const [calls, durationMs] = [this.calls(), Date.now() - this.started];
     return { target, label, enabled: true, published: 0, countsByStatus: {}, unmapped, notRun, errors: [], unsent: 0, calls, durationMs };
   }
 }

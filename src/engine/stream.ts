@@ -3,8 +3,8 @@ import type { PlanItem } from '../model';
 
 export interface ResultStreamOptions {
   batching: Target['batching'];
-  /** Nothing is sent before this settles (the target's own preparation: its time is not a batch's). */
-  prepared?: Promise<void>;
+  /** Nothing is sent before this settles (the target's own preparation, BeginResult.preparation: its time is not a batch's). */
+  preparation?: Promise<void>;
   publish(items: readonly PlanItem[]): Promise<PublishResult>;
   /** Items the service confirmed. */
   onDone(items: readonly PlanItem[]): void;
@@ -35,14 +35,15 @@ export class ResultStream {
   private stopped = false;
   /** The tests are over: what is queued goes now, whole (no batching window, spacing or target's pick). */
   private allNow = false;
-  private isPrepared: boolean;
+  /** The target's preparation is done (or there is none): batches may go. */
+  private preparationDone: boolean;
   private readonly now: () => number;
 
   constructor(private readonly o: ResultStreamOptions) {
     this.now = o.now ?? (() => Date.now());
-    this.isPrepared = !o.prepared;
-    void o.prepared?.then(() => {
-      this.isPrepared = true;
+    this.preparationDone = !o.preparation;
+    void o.preparation?.then(() => {
+      this.preparationDone = true;
       this.schedule();
     });
   }
@@ -78,7 +79,7 @@ export class ResultStream {
   }
 
   private schedule(): void {
-    if (this.stopped || !this.pending.size || !this.isPrepared) return;
+    if (this.stopped || !this.pending.size || !this.preparationDone) return;
     if (this.batches.size && !this.allNow) return;
     const { maxItems, maxWaitMs } = this.o.batching;
     const due = this.allNow ? 0 : this.pending.size >= maxItems ? this.notBefore : Math.max(this.oldest + maxWaitMs, this.notBefore);

@@ -1,9 +1,9 @@
-import type { ContainerInfo } from './target';
+import type { BeginResult, ContainerInfo } from './target';
 
 /**
  * The part every target shares: the container found or created by `begin`, and the background work
- * begun then (registering known keys, waiting for generated tests) that `publish` waits for and that
- * `close` must settle, since Playwright does not wait for promises a reporter forgets.
+ * begun then (registering known keys, waiting for generated tests) that `publish` waits for, and that
+ * `begin` hands the engine (BeginResult.preparation), since Playwright does not wait for promises a reporter forgets.
  */
 export class ContainerState {
   private container?: ContainerInfo;
@@ -36,7 +36,12 @@ export class ContainerState {
   }
 
   /** Resolves when the background preparation has settled (never rejects). */
-  settled(): Promise<void> {
+  preparation(): Promise<void> {
     return this.background;
+  }
+
+  /** What `begin` returns: the container, and the preparation it started. */
+  begun(): BeginResult {
+    return { ...this.require(), preparation: this.background };
   }
 }

@@ -11,6 +11,7 @@ import type { RunInfo } from '../options';
 import type { Deadline } from './deadline';
 import type { Reachability } from './reachability';
 import type { LaneOptions } from './lane';
+import type { LaneSet } from './lanes';
 
 export interface ContainerInfo {
   id: string;
@@ -18,6 +19,16 @@ export interface ContainerInfo {
   reused: boolean;
   /** Something about the container the user should know (said once, and in the summary), e.g. it is archived. */
   warning?: string;
+}
+
+/** What `begin` found or made, and the preparation it started there. */
+export interface BeginResult extends ContainerInfo {
+  /**
+   * Settles (never rejects) once the preparation `begin` started in the background has: registering the known
+   * keys, waiting for generated tests (kit/container-state.ts). `publish` waits for it by itself; the engine
+   * waits for it before the stream's first batch (its time is not a batch's) and before it closes the lanes.
+   */
+  preparation?: Promise<void>;
 }
 
 export interface PublishResult {
@@ -77,16 +88,16 @@ export async function checkStep(lines: CheckLine[], fn: () => Promise<string>): 
 /**
  * What the engine needs from a service. Implementations never decide failure policy or touch the
  * outbox; the session does. Order: resolveStatuses, begin, then publish / verify any number of times.
+ * Counting calls and closing lanes is the engine's (lanes opened with kit/lanes.ts `openLane`).
  */
 export interface Target {
-  readonly id: string;
   /**
    * Outcome -> status. `offline` answers without asking the service (dry run): names that only the
    * service could resolve are shown as given, with a warning.
    */
   resolveStatuses(mode: 'offline' | 'service'): Promise<StatusTable>;
-  /** Preflight (credentials, ids) and the container (create / reuse). */
-  begin(options: BeginOptions): Promise<ContainerInfo>;
+  /** Preflight (credentials, ids) and the container (create / reuse), and the preparation begun in the background. */
+  begin(options: BeginOptions): Promise<BeginResult>;
   /** Pure mapping of records to one item per key. */
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[];
   /**
@@ -112,12 +123,6 @@ export interface Target {
   check(): Promise<CheckLine[]>;
   /** What the user should know of what was sent (e.g. step counts that differ): said once, at the end. */
   notes?(): string[];
-  /** Requests made so far. */
-  calls(): number;
-  /** Resolves when the preparation begun by `begin` (registering keys, waiting for generated tests) has settled. */
-  prepared(): Promise<void>;
-  /** Waits for background work (prefetch) to settle. */
-  close(): Promise<void>;
   /**
    * How results are grouped while the tests run: a batch goes out when it has `maxItems` results or
    * its oldest result has waited `maxWaitMs`. `spaced`: the next batch waits as long as the last one
@@ -141,7 +146,10 @@ export interface TargetDeps {
   send: HttpSend;
   /** Every secret of the config, redacted from the service's answers before they reach a message. */
   secrets: readonly string[];
+  /** Tests' and benchmarks' lane knobs, over the service's own (see openLane). */
   lane?: Partial<LaneOptions>;
+  /** Where the engine keeps the target's lanes (openLane adds each): it counts their calls and closes them. */
+  lanes?: LaneSet;
   onRetry?: LaneOptions['onRetry'];
   /** Replay: an earlier process may have sent something without journaling it; check before sending. */
   replay?: boolean;

@@ -222,8 +222,9 @@ describe("Zephyr's ZQL search index (live)", () => {
         secrets: config.secrets,
         tuning: { zephyr: { firstPollMs: 10 } },
       });
-      await other.begin({ knownKeys: Array.from({ length: 200 }, (_, i) => `PROJ-${101 + i}`) });
-      await other.prepared();
+      await (
+        await other.begin({ knownKeys: Array.from({ length: 200 }, (_, i) => `PROJ-${101 + i}`) })
+      ).preparation;
     } finally {
       await http.close();
     }

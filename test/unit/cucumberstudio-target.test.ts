@@ -15,7 +15,7 @@ async function publishAll(fake: FakeCs, keys: number[], statuses: Record<number,
   const target = makeTarget(fake, cfg);
   const container = await target.begin({ knownKeys: keys.map(String) });
   const result = await target.publish(keys.map((k) => item(k, statuses[k] ?? 'passed')));
-  await target.close();
+  await container.preparation;
   return { target, container, result, runId: Number(container.id) };
 }
 
@@ -192,13 +192,13 @@ describe('CucumberStudio target: reuse and racing shards', () => {
       return { status: 422, text: '{"errors":[{"status":"422","title":"Unprocessable"}]}' };
     };
     const target = makeTarget(fake);
-    const { id } = await target.begin({ knownKeys: ['7'] });
+    const { id, preparation } = await target.begin({ knownKeys: ['7'] });
     const first = await target.publish([item(7, 'failed')]);
     expect(first.failed.map((f) => f.item.key)).toEqual(['7']);
     const again = await target.publish([item(7, 'failed')]);
     expect(again.done.map((i) => i.key)).toEqual(['7']);
     expect(Object.values(lastResults(fake, Number(id)))).toEqual([['failed'], ['failed'], ['failed']]);
-    await target.close();
+    await preparation;
   });
 
   it('replay looks at each test last result before posting: nothing is posted twice', async () => {
@@ -219,22 +219,22 @@ describe('CucumberStudio target: the end looks at the run afresh', () => {
     const rowA = (ts: FakeTest[]) => ts.slice(0, 1);
     fake.listScript = [rowA, rowA];
     const target = makeTarget(fake);
-    const { id } = await target.begin({ knownKeys: ['7'] });
+    const { id, preparation } = await target.begin({ knownKeys: ['7'] });
     const result = await target.publish([item(7, 'failed')]);
     expect(Object.values(lastResults(fake, Number(id)))).toEqual([['failed'], [], []]);
-    return { fake, target, result, runId: Number(id) };
+    return { fake, target, preparation, result, runId: Number(id) };
   }
 
   it('rows generated after the result went out get it before the read-back, which then matches', async () => {
-    const { fake, target, result, runId } = await rowAOnly();
+    const { fake, target, preparation, result, runId } = await rowAOnly();
     const report = await target.verify(result.done);
     expect(Object.values(lastResults(fake, runId))).toEqual([['failed'], ['failed'], ['failed']]);
     expect(report).toMatchObject({ ok: true, containerStatus: 'failed 3' });
-    await target.close();
+    await preparation;
   });
 
   it('a row that got no result fails the read-back by name (compared with the run now, not with what was posted)', async () => {
-    const { fake, target, result, runId } = await rowAOnly();
+    const { fake, target, preparation, result, runId } = await rowAOnly();
     const [, b, c] = fake.runs.get(runId)!.tests;
     fake.refusePost = (testId) => (testId === b.id || testId === c.id ? { status: 422, text: '{"errors":[{"title":"no"}]}' } : undefined);
     const report = await target.verify(result.done);
@@ -245,6 +245,6 @@ describe('CucumberStudio target: the end looks at the run afresh', () => {
     expect(report.details[0]).toMatch(
       new RegExp(`^scenario 7: its result could not be sent to tests ${b.id}, ${c.id} of test run ${runId}`),
     );
-    await target.close();
+    await preparation;
   });
 });

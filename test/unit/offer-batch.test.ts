@@ -35,9 +35,7 @@ const memory: TargetDefinition<{ name: string }> = {
   journalMeta: (c) => ({ settings: {}, containerName: c.name }),
   create(c): Target {
     return {
-      id: 'memory',
       batching: { maxItems: 100, maxWaitMs: 5, spaced: false },
-      prepared: async () => undefined,
       resolveStatuses: async () => ({
         byOutcome: { passed: 1, flaky: 1, failed: 2, timedOut: 2, skipped: 3, interrupted: 4 },
         warnings: [],
@@ -57,8 +55,6 @@ const memory: TargetDefinition<{ name: string }> = {
       },
       verify: async () => ({ ok: true, details: [] }),
       check: async () => [],
-      calls: () => 0,
-      close: async () => undefined,
     };
   },
 };

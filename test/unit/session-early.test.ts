@@ -30,7 +30,6 @@ function earlyTarget() {
   const read = gate();
   const log: string[] = [];
   const target: Target = {
-    id: 'z',
     batching: { maxItems: 50, maxWaitMs: 60_000, spaced: false },
     resolveStatuses: async (): Promise<StatusTable> => ({
       byOutcome: { passed: 'P', failed: 'F', flaky: 'P', skipped: 'S', timedOut: 'F', interrupted: 'F' } as StatusTable['byOutcome'],
@@ -66,9 +65,6 @@ function earlyTarget() {
       return { ok: true, details: [] };
     },
     check: async () => [],
-    calls: () => 0,
-    prepared: async () => undefined,
-    close: async () => undefined,
   };
   return { target, job, upload, read, log };
 }

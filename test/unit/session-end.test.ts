@@ -17,7 +17,6 @@ function gatedTarget(failOnce: Set<string>) {
   const active = new Set<string>();
   const overlaps: string[] = [];
   const target: Target = {
-    id: 'z',
     batching: { maxItems: 2, maxWaitMs: 60_000, spaced: false },
     resolveStatuses: async (): Promise<StatusTable> => ({
       byOutcome: { passed: 'P', failed: 'F', flaky: 'P', skipped: 'S', timedOut: 'F', interrupted: 'F' } as StatusTable['byOutcome'],
@@ -41,9 +40,6 @@ function gatedTarget(failOnce: Set<string>) {
     },
     verify: async () => ({ ok: true, details: [] }),
     check: async () => [],
-    calls: () => calls.length,
-    prepared: async () => undefined,
-    close: async () => undefined,
   };
   return { target, calls, overlaps };
 }

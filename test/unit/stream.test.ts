@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyReadiness } from '../../src/engine/readiness';
+import { KeyCompleteness } from '../../src/engine/key-completeness';
 import { ResultStream } from '../../src/engine/stream';
 import type { PlanItem, TestRecord } from '../../src/model';
 
@@ -20,7 +20,7 @@ describe('ResultStream', () => {
     let finish!: () => void;
     const stream = new ResultStream({
       batching: { maxItems: 2, maxWaitMs: 60_000, spaced: false },
-      prepared,
+      preparation: prepared,
       publish: async (items) => {
         sent.push(items.map((i) => i.key));
         await new Promise<void>((r) => (finish = r));
@@ -154,19 +154,19 @@ describe('ResultStream', () => {
   });
 });
 
-describe('KeyReadiness', () => {
-  it('a key is ready once all its tests are final; a run-time mapping joins its key', () => {
-    const r = new KeyReadiness('z');
+describe('KeyCompleteness', () => {
+  it('a key is complete once all its tests are final; a run-time mapping joins its key', () => {
+    const r = new KeyCompleteness('z');
     r.expect([
       { testId: 't1', keys: { z: ['K1'] } },
       { testId: 't2', keys: { z: ['K1', 'K2'] } },
     ]);
-    expect(r.ready(r.add(rec('t1', ['K1']))).keys).toEqual(new Set());
-    const second = r.ready(r.add(rec('t2', ['K1', 'K2'], 'failed')));
+    expect(r.complete(r.add(rec('t1', ['K1']))).keys).toEqual(new Set());
+    const second = r.complete(r.add(rec('t2', ['K1', 'K2'], 'failed')));
     expect(second.keys).toEqual(new Set(['K1', 'K2']));
     expect(second.records.map((x) => x.testId).sort()).toEqual(['t1', 't2']);
     // t3 maps K2 only at run time: K2 is planned again over t2 and t3.
-    const late = r.ready(r.add(rec('t3', ['K2'])));
+    const late = r.complete(r.add(rec('t3', ['K2'])));
     expect(late.keys).toEqual(new Set(['K2']));
     expect(late.records.map((x) => x.testId).sort()).toEqual(['t2', 't3']);
   });

@@ -42,8 +42,9 @@ it('tells of a commented result as soon as its PUT is done, while the bulk job o
     secrets: config.secrets,
     tuning: { zephyr: { firstPollMs: 10 } },
   });
-  await target.begin({ knownKeys: ['PROJ-1', 'PROJ-2'] });
-  await target.prepared(); // the add-tests job completes on the ticking clock
+  await (
+    await target.begin({ knownKeys: ['PROJ-1', 'PROJ-2'] })
+  ).preparation; // the add-tests job completes on the ticking clock
 
   ticking = false; // from here the bulk status job waits for the test
   const plan = target.plan([record('PROJ-1', 'failed', 'boom'), record('PROJ-2', 'passed')], await target.resolveStatuses('service'));

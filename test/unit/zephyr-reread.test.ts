@@ -46,8 +46,9 @@ it("a late key's listing read does not overwrite the status of an execution whos
   const begun = target.begin({ knownKeys: ['PROJ-1'] });
   await until('PROJ-1 added', () => calls('POST /executions/add/cycle/:id') === 1);
   now = 1_000;
-  await begun;
-  await target.prepared();
+  await (
+    await begun
+  ).preparation;
   const statuses = await target.resolveStatuses('service');
   const [one] = target.plan([record('PROJ-1')], statuses);
   const [two] = target.plan([record('PROJ-2')], statuses);
@@ -75,5 +76,4 @@ it("a late key's listing read does not overwrite the status of an execution whos
   const before = calls('POST /executions');
   expect((await target.publish([one])).done).toHaveLength(1);
   expect(calls('POST /executions')).toBe(before);
-  await target.close();
 });

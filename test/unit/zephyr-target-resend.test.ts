@@ -38,8 +38,9 @@ async function freshTarget(
     tuning: { zephyr: { firstPollMs: 10 } },
     replay,
   });
-  await target.begin({ knownKeys: keys });
-  await target.prepared();
+  await (
+    await target.begin({ knownKeys: keys })
+  ).preparation;
   return target;
 }
 

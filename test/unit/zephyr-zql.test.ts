@@ -41,8 +41,9 @@ async function shard(name: string, mine: string[]): Promise<Target> {
     secrets: config.secrets,
     tuning: { zephyr: { firstPollMs: 5 } },
   });
-  await target.begin({ knownKeys: mine });
-  await target.prepared();
+  await (
+    await target.begin({ knownKeys: mine })
+  ).preparation;
   return target;
 }
 
@@ -132,8 +133,9 @@ describe('a shard in a shared cycle', () => {
       secrets: other.secrets,
       tuning: { zephyr: { firstPollMs: 5 } },
     });
-    await twin.begin({ knownKeys: keys(451, 460) });
-    await twin.prepared();
+    await (
+      await twin.begin({ knownKeys: keys(451, 460) })
+    ).preparation;
     const mine = keys(451, 460);
     expect((await publishAll(await shard('twin', mine), mine)).failed).toEqual([]);
     const cycles = (

@@ -1,4 +1,4 @@
-import { RequestLane } from '../../kit/lane';
+import { openLane } from '../../kit/lanes';
 import { FilePacingPeers, machinePacingDir } from '../../kit/pacing-peers';
 import type { TargetDefinition } from '../../kit/target';
 import { annotationValues, tagValues, unique } from '../../mapping';
@@ -47,7 +47,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
     containerId: c.testRunId === undefined ? undefined : String(c.testRunId),
   }),
   create(config, deps) {
-    const lane = new RequestLane({
+    const lane = openLane(deps, {
       name: 'CucumberStudio',
       concurrency: 8,
       rateLimit: config.rateLimit,
@@ -55,12 +55,8 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       peers: config.rateLimit
         ? new FilePacingPeers(machinePacingDir(new URL(config.baseUrl).origin), config.rateLimit.windowMs)
         : undefined,
-      onRetry: deps.onRetry,
-      deadline: deps.deadline,
-      reachability: deps.reachability,
       // One result per call: the results themselves are the statuses; files (and the look before one) trail them.
       priorityOf: (label) => (label.startsWith('attachments/') ? 'file' : 'status'),
-      ...deps.lane,
     });
     const client = new CucumberStudioClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.cucumberstudio ?? {}) as CsTargetOptions;

@@ -5,6 +5,7 @@ import type { RequestLane } from '../../kit/lane';
 import {
   checkStep,
   type BeginOptions,
+  type BeginResult,
   type CheckLine,
   type ContainerInfo,
   type PublishResult,
@@ -82,7 +83,7 @@ export class CucumberStudioTarget implements Target {
     return { byOutcome: this.byOutcome, warnings: this.statusWarnings, name: String };
   }
 
-  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
+  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
     await this.client.getProject(); // credentials + project id
     // No scenario list here: mapped ids are sent as they are, and checked one by one only if refused.
     const known = [...new Set(knownKeys.map(Number))];
@@ -101,7 +102,7 @@ export class CucumberStudioTarget implements Target {
     }
     // Wait for the generated tests while Playwright runs; publish() repeats what is still missing.
     this.run.prepareInBackground(() => this.prepare(known));
-    return this.run.require();
+    return this.run.begun();
   }
 
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[] {
@@ -114,7 +115,7 @@ export class CucumberStudioTarget implements Target {
 
   async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const runId = Number(this.run.require().id);
-    await this.run.settled();
+    await this.run.preparation();
     await this.prepare(items.map((i) => Number(i.key)));
     const result: PublishResult = { done: [], failed: [] };
     await Promise.all(
@@ -219,18 +220,6 @@ export class CucumberStudioTarget implements Target {
 
   notes(): string[] {
     return this.results.stepNotes.lines();
-  }
-
-  calls(): number {
-    return this.lane.stats.calls;
-  }
-
-  prepared(): Promise<void> {
-    return this.run.settled();
-  }
-
-  close(): Promise<void> {
-    return this.run.settled().finally(() => this.lane.close());
   }
 
   private async freshListing(runId: number, wanted: ReadonlySet<number>): Promise<ListedTest[]> {

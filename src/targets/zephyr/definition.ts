@@ -1,4 +1,4 @@
-import { RequestLane } from '../../kit/lane';
+import { openLane } from '../../kit/lanes';
 import type { TargetDefinition } from '../../kit/target';
 import { annotationValues, tagValues, unique, type TestLike } from '../../mapping';
 import { ZephyrClient } from './client';
@@ -71,16 +71,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   }),
   create(config, deps) {
     const rate = zephyrPacing(config, deps.processes ?? 1);
-    const lane = new RequestLane({
-      name: 'Zephyr',
-      concurrency: 4,
-      rateLimit: rate,
-      onRetry: deps.onRetry,
-      deadline: deps.deadline,
-      reachability: deps.reachability,
-      priorityOf: zephyrPriority,
-      ...deps.lane,
-    });
+    const lane = openLane(deps, { name: 'Zephyr', concurrency: 4, rateLimit: rate, priorityOf: zephyrPriority });
     const client = new ZephyrClient(config, lane, deps.send, deps.secrets);
     const tuning = (deps.tuning?.zephyr ?? {}) as JobWaitOptions;
     const jobs = { ...tuning, ...jobPolling(rate, tuning), signal: deps.deadline?.expired, reachability: deps.reachability };

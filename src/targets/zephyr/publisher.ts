@@ -6,6 +6,7 @@ import type { RequestLane } from '../../kit/lane';
 import type { RunInfo } from '../../options';
 import {
   type BeginOptions,
+  type BeginResult,
   type CheckLine,
   type ContainerInfo,
   type PublishResult,
@@ -80,7 +81,7 @@ export class ZephyrTarget implements Target {
     return { byOutcome, warnings, name: (s) => statusName(this.statuses, s) };
   }
 
-  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<ContainerInfo> {
+  async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
     const { projectId, versionId, cycleId } = this.cfg;
     if (cycleId) {
       const c = await withHint(
@@ -93,7 +94,7 @@ export class ZephyrTarget implements Target {
     }
     // Register the keys known before the tests run while they run, so onEnd only sets statuses.
     if (knownKeys.length) this.cycle.prepareInBackground(() => this.ensureInCycle(knownKeys));
-    return this.cycle.require();
+    return this.cycle.begun();
   }
 
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[] {
@@ -106,7 +107,7 @@ export class ZephyrTarget implements Target {
 
   async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const cycleId = this.cycle.require().id;
-    await this.cycle.settled();
+    await this.cycle.preparation();
     await this.ensureInCycle(items.map((i) => i.key));
     const result: PublishResult = { done: [], failed: [] };
     const found: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
@@ -173,18 +174,6 @@ export class ZephyrTarget implements Target {
 
   notes(): string[] {
     return this.evidence.stepCounts.lines();
-  }
-
-  calls(): number {
-    return this.lane.stats.calls;
-  }
-
-  prepared(): Promise<void> {
-    return this.cycle.settled();
-  }
-
-  close(): Promise<void> {
-    return this.cycle.settled();
   }
 
   private runInfo(): RunInfo {

@@ -1,12 +1,12 @@
 import { keysOf, type TestRecord } from '../model';
 
 /**
- * Which keys of one target are final: a key is ready once every test mapped to it has its final
- * outcome. Tests mapped before the run (tags, static annotations) are known from the start; a test
+ * Which keys of one target are complete: a key is complete once every test mapped to it has its final
+ * outcome (only then is its result, worst of its tests, worth sending). Tests mapped before the run (tags, static annotations) are known from the start; a test
  * mapped at run time (an annotation added in the test) joins its key when its result arrives, so the
  * key's result is planned again over all its tests (worst wins) and corrected if it was sent already.
  */
-export class KeyReadiness {
+export class KeyCompleteness {
   private readonly testsByKey = new Map<string, Set<string>>();
   private readonly finals = new Map<string, TestRecord>();
 
@@ -26,17 +26,17 @@ export class KeyReadiness {
     return keys;
   }
 
-  /** Of these keys, the ready ones and the records that feed them. */
-  ready(keys: Iterable<string>): { keys: Set<string>; records: TestRecord[] } {
-    const ready = new Set<string>();
+  /** Of these keys, the complete ones and the records that feed them. */
+  complete(keys: Iterable<string>): { keys: Set<string>; records: TestRecord[] } {
+    const complete = new Set<string>();
     const records = new Map<string, TestRecord>();
     for (const key of keys) {
       const tests = this.testsByKey.get(key);
       if (!tests || ![...tests].every((t) => this.finals.has(t))) continue;
-      ready.add(key);
+      complete.add(key);
       for (const t of tests) records.set(t, this.finals.get(t)!);
     }
-    return { keys: ready, records: [...records.values()] };
+    return { keys: complete, records: [...records.values()] };
   }
 
   /** Every key seen so far. */

@@ -1,0 +1,30 @@
+import type { LaneSet } from '../kit/lanes';
+import type { Reachability } from '../kit/reachability';
+import type { Outbox } from './outbox';
+
+export interface SessionLog {
+  info(line: string): void;
+  error(line: string): void;
+}
+
+/** What a session is handed besides its target. */
+export interface SessionOptions {
+  outbox?: Outbox;
+  log: SessionLog;
+  /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
+  alreadyDone?: ReadonlyMap<string, string | number>;
+  /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */
+  attached?: ReadonlySet<string>;
+  /** Keys the service refused in an earlier attempt (key -> why): not sent again. */
+  refused?: ReadonlyMap<string, string>;
+  maxAttachmentBytes: number;
+  /** Replay: look before uploading (an earlier process may have sent without journaling). */
+  replay: boolean;
+  /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
+  endInMs?: () => number;
+  secrets?: readonly string[];
+  /** Whether the service is given up for this run (no answer): the end then stops sending and says why. */
+  reachability?: Reachability;
+  /** The lanes the target's calls go through (TargetDeps.lanes): counted for the summary, closed by `close`. */
+  lanes?: LaneSet;
+}
