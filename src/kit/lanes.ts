@@ -1,5 +1,14 @@
 import { RequestLane, type LaneOptions } from './lane';
-import type { TargetDeps } from './target';
+
+/** What of a target's deps a lane takes (TargetDeps has them all). */
+export interface LaneDeps {
+  onRetry?: LaneOptions['onRetry'];
+  deadline?: LaneOptions['deadline'];
+  reachability?: LaneOptions['reachability'];
+  /** The tests' knobs, applied last. */
+  lane?: Partial<LaneOptions>;
+  lanes?: LaneSet;
+}
 
 /**
  * The lanes one target opened, as the engine sees them: it counts their calls for the summary and closes
@@ -28,7 +37,7 @@ export class LaneSet {
  * deadline, reachability and retry hook, and the tests' knobs (`deps.lane`) last. Handed to the engine's
  * LaneSet (`deps.lanes`), which counts its calls and closes it.
  */
-export function openLane(deps: TargetDeps, options: LaneOptions): RequestLane {
+export function openLane(deps: LaneDeps, options: LaneOptions): RequestLane {
   const lane = new RequestLane({
     onRetry: deps.onRetry,
     deadline: deps.deadline,
