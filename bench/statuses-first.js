@@ -95,8 +95,8 @@ async function scenario(log, { runRealMs, n = N }) {
     // the run's work is over (its finish has settled), and the replay runs in the same process: let go of it.
     /** @type {any} */ (run).outbox?.releaseLock?.();
     const beforeReplay = sandbox.stats().zephyr;
-    /** @type {{ replay: typeof import('../dist/replay').replay }} */
-    const { replay } = require(path.join(L.DIST, 'replay.js'));
+    /** @type {{ replay: typeof import('../dist/commands/replay').replay }} */
+    const { replay } = require(path.join(L.DIST, 'commands', 'replay.js'));
     const printer = L.silentPrinter();
     const replayed = await replay(options.outboxDir, options, L.pick(sandbox.env(), 'ZEPHYR_'), printer, { tuning: CLIENT.tuning });
     if (process.env.BENCH_DEBUG) log(printer.lines.join('\n'));

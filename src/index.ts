@@ -1,7 +1,7 @@
-import TmsReporter from './reporter';
+import TmsReporter from './playwright/reporter';
 
 export default TmsReporter;
 export { TmsReporter };
 // The option types of every service, and TmsReporterOptions, come from the registry.
 export type * from './targets';
-export type { RunSummary, TargetSummary, Outcome } from './model';
+export type { RunSummary, TargetSummary, Outcome } from './shared/model';

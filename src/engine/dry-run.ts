@@ -1,6 +1,6 @@
 import type { JournalTargetMeta } from '../kit/target';
-import { keysOf, type TargetSummary, type TestRecord } from '../model';
-import type { Printer } from '../output';
+import { keysOf, type TargetSummary, type TestRecord } from '../shared/model';
+import type { Printer } from '../shared/output';
 import type { TargetSession } from './session';
 
 /**

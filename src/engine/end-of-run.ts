@@ -4,7 +4,7 @@
  */
 import { DeadlineError } from '../kit/deadline';
 import type { PublishResult, StatusTable } from '../kit/target';
-import type { PlanItem, TargetSummary, VerifyReport } from '../model';
+import type { PlanItem, TargetSummary, VerifyReport } from '../shared/model';
 
 /** Tests finished before the pace is trusted: the first ones include the workers' start. */
 const MIN_FINISHED = 5;

@@ -6,7 +6,7 @@
  */
 import type { Reachability } from '../kit/reachability';
 import type { PublishResult, StatusTable, Target } from '../kit/target';
-import type { PlanItem, TargetSummary, TestRecord } from '../model';
+import type { PlanItem, TargetSummary, TestRecord } from '../shared/model';
 import { addFiles, addNotSent, addReadBack, countSent, type EndStage } from './end-of-run';
 import type { ResultLedger } from './ledger';
 import type { Outbox } from './outbox';

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Rewrite } from '../http/redirects';
 import type { JournalTargetMeta } from '../kit/target';
-import type { AttachmentRef, TargetId, TestRecord } from '../model';
+import type { AttachmentRef, TargetId, TestRecord } from '../shared/model';
 
 /** The version this package writes and replays; a journal of another version is kept, not replayed. */
 export const JOURNAL_VERSION = 2;

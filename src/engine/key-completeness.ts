@@ -1,4 +1,4 @@
-import { keysOf, type TestRecord } from '../model';
+import { keysOf, type TestRecord } from '../shared/model';
 
 /**
  * Which keys of one target are complete: a key is complete once every test mapped to it has its final

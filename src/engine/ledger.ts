@@ -1,5 +1,5 @@
 import type { PublishResult } from '../kit/target';
-import type { PlanItem, TargetId } from '../model';
+import type { PlanItem, TargetId } from '../shared/model';
 import { fingerprint, type DoneItem, type Outbox } from './outbox';
 
 /**

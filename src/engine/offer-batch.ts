@@ -1,4 +1,4 @@
-import type { TestRecord } from '../model';
+import type { TestRecord } from '../shared/model';
 
 /**
  * Results are journaled as each test ends, and offered to the targets (planned, queued for sending) in a

@@ -5,7 +5,7 @@ import { redact } from '../http/errors';
 import type { Rewrite } from '../http/redirects';
 import { acquireJournalLock } from '../kit/journal-lock';
 import type { JournalTargetMeta } from '../kit/target';
-import type { PlanItem, TargetId, TestRecord } from '../model';
+import type { PlanItem, TargetId, TestRecord } from '../shared/model';
 import { JOURNAL_VERSION, parseJournal, type DoneItem, type Journal, type JournalLine } from './journal-file';
 import { isText, withExtension } from './uploads';
 

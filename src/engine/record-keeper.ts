@@ -1,5 +1,5 @@
 import { redact } from '../http/errors';
-import type { TestRecord } from '../model';
+import type { TestRecord } from '../shared/model';
 import type { Outbox } from './outbox';
 import { isText } from './uploads';
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import type { ResolvedConfig } from '../config';
+import type { ResolvedConfig } from '../config/config';
 import type { JournalTargetMeta } from '../kit/target';
 import type { Journal } from './outbox';
 

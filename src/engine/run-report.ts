@@ -3,9 +3,9 @@
  * events: each target's lines, the summary file, GitHub's job summary, and the status the reporter gives back.
  */
 import * as fs from 'node:fs';
-import type { RunSummary } from '../model';
-import { labelled, type Printer } from '../output';
-import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from '../summary';
+import type { RunSummary } from '../shared/model';
+import { labelled, type Printer } from '../shared/output';
+import { stepSummaryMarkdown, summaryLine, writeSummaryFile } from '../shared/summary';
 
 /** Playwright's run status, as its FullResult gives it (the engine does not import Playwright). */
 export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';

@@ -1,13 +1,13 @@
 import * as path from 'node:path';
-import type { ResolvedConfig } from '../config';
+import type { ResolvedConfig } from '../config/config';
 import { createHttp } from '../http/client';
 import { safeDelay } from '../kit/clock';
 import { Deadline } from '../kit/deadline';
 import { LaneSet } from '../kit/lanes';
 import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
-import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../model';
-import { replayCommand, type Printer } from '../output';
+import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../shared/model';
+import { replayCommand, type Printer } from '../shared/output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
 import { EndEstimate, markDeadlineCut, timeLeftText } from './end-of-run';

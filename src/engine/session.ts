@@ -1,9 +1,9 @@
-import { labelled } from '../output';
+import { labelled } from '../shared/output';
 import { classify } from '../kit/classify';
 import { UnreachableError } from '../kit/reachability';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import { SettingsRefusedError, type ContainerInfo, type StatusTable, type Target, type TargetDefinition } from '../kit/target';
-import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../model';
+import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../shared/model';
 import { ResultLedger } from './ledger';
 import { sendTheRest } from './end-sends';
 import type { EndProgress, EndStage } from './end-of-run';

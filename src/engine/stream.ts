@@ -1,5 +1,5 @@
 import type { PublishResult, Target } from '../kit/target';
-import type { PlanItem } from '../model';
+import type { PlanItem } from '../shared/model';
 
 export interface ResultStreamOptions {
   batching: Target['batching'];

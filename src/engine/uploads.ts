@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { redact } from '../http/errors';
 import type { Target } from '../kit/target';
-import type { AttachmentRef, PlanItem } from '../model';
+import type { AttachmentRef, PlanItem } from '../shared/model';
 
 /** What one target's uploads came to (summary line and JSON). */
 export interface UploadTally {

@@ -6,7 +6,7 @@
  */
 
 import { isLoopbackHost } from '../http/redirects';
-import { OUTCOMES, type Outcome } from '../model';
+import { OUTCOMES, type Outcome } from '../shared/model';
 
 export type Env = Record<string, string | undefined>;
 

@@ -4,10 +4,10 @@
  * that exports one TargetDefinition, plus one line in the registry.
  */
 import type { HttpSend } from '../http/client';
-import type { KeySource, TestLike } from '../mapping';
-import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../model';
+import type { KeySource, TestLike } from '../shared/mapping';
+import type { Outcome, PlanItem, TestRecord, VerifyReport } from '../shared/model';
 import type { Env, Problems } from './config-fields';
-import type { RunInfo } from '../options';
+import type { RunInfo } from '../shared/options';
 import type { Deadline } from './deadline';
 import type { Reachability } from './reachability';
 import type { LaneOptions } from './lane';

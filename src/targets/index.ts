@@ -4,7 +4,7 @@
  * TmsReporterOptions, for editors' type checking).
  */
 import type { TargetDefinition } from '../kit/target';
-import type { GeneralOptions } from '../options';
+import type { GeneralOptions } from '../shared/options';
 import { cucumberstudio } from './cucumberstudio/definition';
 import type { CucumberStudioOptions } from './cucumberstudio/config';
 import { zephyr } from './zephyr/definition';
@@ -14,7 +14,7 @@ export const TARGETS: readonly TargetDefinition[] = [zephyr as TargetDefinition,
 
 export type { ZephyrOptions, CucumberStudioOptions };
 export type { StatusMapOption } from '../kit/config-fields';
-export type { GeneralOptions } from '../options';
+export type { GeneralOptions } from '../shared/options';
 /** For the benchmark's naive baseline, which signs its own Zephyr requests. */
 export { signRequest } from './zephyr/jwt';
 

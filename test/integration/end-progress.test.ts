@@ -8,11 +8,11 @@ import * as path from 'node:path';
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { resolveConfig } from '../../src/config';
-import { createPrinter } from '../../src/output';
+import { resolveConfig } from '../../src/config/config';
+import { createPrinter } from '../../src/shared/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { baseEnv, testSandbox, tempDir, zephyrStatuses } from './harness';
 
 let sandbox: RunningSandbox;

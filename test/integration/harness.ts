@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
-import type { RunSummary } from '../../src/model';
+import type { RunSummary } from '../../src/shared/model';
 import { machinePacingDir } from '../../src/kit/pacing-peers';
 
 export const REPO = path.resolve(__dirname, '../..');

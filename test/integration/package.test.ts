@@ -82,7 +82,7 @@ it('a clean clone packs what it needs: prepack builds dist/; the manifest has no
     const listing = await exec('tar', ['tzf', tarball], clone, baseEnv());
     const files = listing.output.split('\n').filter(Boolean);
     expect(files).toEqual(
-      expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli.js', 'package/LICENSE']),
+      expect.arrayContaining(['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/commands/cli.js', 'package/LICENSE']),
     );
     expect(files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toBe(false);
     const manifest = await exec('tar', ['xzOf', tarball, 'package/package.json'], clone, baseEnv());

@@ -8,7 +8,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RequestLogEntry } from '../../src/sandbox/server';
 import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, testSandbox, zephyrStatuses, type Mode } from './harness';
 import { CS_EXPECTED, CS_SUITE, ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
 import { zephyr } from '../../src/targets/zephyr/definition';
 

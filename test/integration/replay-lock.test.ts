@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPrinter } from '../../src/output';
-import { replay } from '../../src/replay';
+import { createPrinter } from '../../src/shared/output';
+import { replay } from '../../src/commands/replay';
 import type { RunningSandbox } from '../../src/sandbox';
 import { outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
 

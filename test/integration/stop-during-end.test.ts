@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { RunSummary } from '../../src/model';
+import type { RunSummary } from '../../src/shared/model';
 import { csRun, outboxFiles, runReplay, testSandbox, zephyrStatuses } from './harness';
 import { quickTest, startLiveRun, until, type LiveRun } from './live-run';
 

@@ -11,7 +11,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import type { RunSummary } from '../../src/model';
+import type { RunSummary } from '../../src/shared/model';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';

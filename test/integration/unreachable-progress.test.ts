@@ -6,10 +6,10 @@
  */
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { PublishRun } from '../../src/engine/run';
-import type { TestRecord } from '../../src/model';
-import { createPrinter } from '../../src/output';
+import type { TestRecord } from '../../src/shared/model';
+import { createPrinter } from '../../src/shared/output';
 import type { RunningSandbox } from '../../src/sandbox';
 import { TARGETS } from '../../src/targets';
 import { baseEnv, tempDir, testSandbox } from './harness';

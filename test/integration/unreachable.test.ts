@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/model';
+import type { RunSummary } from '../../src/shared/model';
 import type { RunningSandbox } from '../../src/sandbox';
 import { csRuns, outboxFiles, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';

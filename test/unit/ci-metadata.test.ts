@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildLabel, detectCi, runDescription } from '../../src/ci-metadata';
+import { buildLabel, detectCi, runDescription } from '../../src/config/ci-metadata';
 
 describe('CI metadata', () => {
   it.each([

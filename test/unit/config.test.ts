@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config';
+import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config/config';
 import type { Env } from '../../src/kit/config-fields';
 import { redact } from '../../src/http/errors';
 import { TARGETS } from '../../src/targets';

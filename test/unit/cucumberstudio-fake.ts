@@ -7,7 +7,7 @@ import type { HttpRequest, HttpResponse, HttpSend } from '../../src/http/client'
 import { cucumberstudio } from '../../src/targets/cucumberstudio/definition';
 import type { CucumberStudioConfig } from '../../src/targets/cucumberstudio/config';
 import type { Target } from '../../src/kit/target';
-import type { PlanItem } from '../../src/model';
+import type { PlanItem } from '../../src/shared/model';
 
 export interface FakeTest {
   id: number;

@@ -10,8 +10,8 @@ import {
   StepCountNotes,
   stepStatuses,
   type TestLike,
-} from '../../src/mapping';
-import type { TestRecord } from '../../src/model';
+} from '../../src/shared/mapping';
+import type { TestRecord } from '../../src/shared/model';
 import { stepStatusesFor } from '../../src/targets/cucumberstudio/results';
 
 const rec = (over: Partial<TestRecord>): TestRecord => ({

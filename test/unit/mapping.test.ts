@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, isFinalAttempt, notKeyLines, outcomeOf, recordOf, stripAnsi, type ResultLike, type TestLike } from '../../src/mapping';
+import {
+  aggregate,
+  isFinalAttempt,
+  notKeyLines,
+  outcomeOf,
+  recordOf,
+  stripAnsi,
+  type ResultLike,
+  type TestLike,
+} from '../../src/shared/mapping';
 import { TARGETS } from '../../src/targets';
 import { zephyr } from '../../src/targets/zephyr/definition';
 import { cucumberstudio } from '../../src/targets/cucumberstudio/definition';
 
 const zephyrKeysOf = (t: TestLike) => zephyr.keysOf(t);
 const scenarioIdsOf = (t: TestLike) => cucumberstudio.keysOf(t).map(Number);
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
 
 /** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */

@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { OfferBatch } from '../../src/engine/offer-batch';
 import { PublishRun } from '../../src/engine/run';
 import type { Target, TargetDefinition } from '../../src/kit/target';
-import { aggregate } from '../../src/mapping';
-import { keysOf, type PlanItem, type TestRecord } from '../../src/model';
+import { aggregate } from '../../src/shared/mapping';
+import { keysOf, type PlanItem, type TestRecord } from '../../src/shared/model';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'offer-batch-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

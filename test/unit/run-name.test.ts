@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRunName } from '../../src/run-name';
+import { defaultRunName } from '../../src/config/run-name';
 
 const now = new Date(2026, 10, 26, 9, 5);
 

@@ -1,7 +1,7 @@
 /** The status the reporter hands back to Playwright at the end of a run (engine/run-report.ts endStatus). */
 import { describe, expect, it } from 'vitest';
 import { endStatus } from '../../src/engine/run-report';
-import type { RunSummary, TargetSummary } from '../../src/model';
+import type { RunSummary, TargetSummary } from '../../src/shared/model';
 
 const target = (over: Partial<TargetSummary> = {}): TargetSummary => ({
   target: 'z',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Outbox } from '../../src/engine/outbox';
 import { TargetSession } from '../../src/engine/session';
 import type { PublishResult, StatusTable, Target, TargetDefinition } from '../../src/kit/target';
-import type { PlanItem, TestRecord } from '../../src/model';
+import type { PlanItem, TestRecord } from '../../src/shared/model';
 
 const rec = (n: number, outcome: TestRecord['outcome']): TestRecord => ({
   testId: `t${n}`,

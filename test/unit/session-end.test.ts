@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TargetSession } from '../../src/engine/session';
 import type { PublishResult, StatusTable, Target, TargetDefinition } from '../../src/kit/target';
-import type { PlanItem, TestRecord } from '../../src/model';
+import type { PlanItem, TestRecord } from '../../src/shared/model';
 
 const rec = (n: number, outcome: TestRecord['outcome'] = 'passed'): TestRecord => ({
   testId: `t${n}`,

@@ -8,7 +8,7 @@ import { TargetSession } from '../../src/engine/session';
 import { LaneSet, openLane } from '../../src/kit/lanes';
 import type { PacingPeers } from '../../src/kit/pacing-peers';
 import type { StatusTable, Target, TargetDefinition } from '../../src/kit/target';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 
 const definition = { id: 'z', label: 'Z', containerKind: 'cycle' } as TargetDefinition;
 const record: TestRecord = { testId: 't1', title: 't1', keys: { z: ['K1'] }, outcome: 'passed', attempts: 1 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeyCompleteness } from '../../src/engine/key-completeness';
 import { ResultStream } from '../../src/engine/stream';
-import type { PlanItem, TestRecord } from '../../src/model';
+import type { PlanItem, TestRecord } from '../../src/shared/model';
 
 const item = (key: string, status: number | string = 1): PlanItem => ({ key, outcome: 'passed', status, comment: '', tests: [key] });
 const rec = (testId: string, keys: string[], outcome: TestRecord['outcome'] = 'passed'): TestRecord => ({

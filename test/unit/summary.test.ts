@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError, withHint } from '../../src/http/errors';
-import type { RunSummary } from '../../src/model';
+import type { RunSummary } from '../../src/shared/model';
 import * as path from 'node:path';
-import { labelled, replayCommand } from '../../src/output';
-import { stepSummaryMarkdown, summaryLine } from '../../src/summary';
+import { labelled, replayCommand } from '../../src/shared/output';
+import { stepSummaryMarkdown, summaryLine } from '../../src/shared/summary';
 
 describe('GitHub job summary', () => {
   it('a `|` in a cycle name stays inside its cell', () => {

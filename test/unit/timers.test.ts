@@ -1,6 +1,6 @@
 /** Every timer clamped to what Node keeps (2³¹−1 ms); publishTimeout read as seconds, `0` / `off` no limit. */
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { MAX_TIMER_MS, realClock, safeDelay } from '../../src/kit/clock';
 import { Deadline } from '../../src/kit/deadline';
 import { TARGETS } from '../../src/targets';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestLane, type CallPriority } from '../../src/kit/lane';
 import { ZephyrBudget, zephyrBatching, zephyrPriority } from '../../src/targets/zephyr/batching';
 import { roomyPolling } from '../../src/targets/zephyr/definition';
-import type { PlanItem } from '../../src/model';
+import type { PlanItem } from '../../src/shared/model';
 
 /** A paced lane on a clock that moves only when the test says; `hold` queues calls of a worth behind a full window. */
 function pacedLane(count = 28) {

@@ -4,9 +4,9 @@
  * while the job runs (the engine uploads a result's files once it is confirmed).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { zephyr } from '../../src/targets/zephyr/definition';
 

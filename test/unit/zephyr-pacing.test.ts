@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { jobPolling, zephyr, zephyrPacing } from '../../src/targets/zephyr/definition';
 import { ZephyrTarget } from '../../src/targets/zephyr/publisher';
 import type { ZephyrClient } from '../../src/targets/zephyr/client';
 import { RequestLane } from '../../src/kit/lane';
-import type { PlanItem } from '../../src/model';
+import type { PlanItem } from '../../src/shared/model';
 import type { ZephyrConfig } from '../../src/targets/zephyr/config';
 
 const env = { ZEPHYR_ACCESS_KEY: 'a', ZEPHYR_SECRET_KEY: 's', ZEPHYR_ACCOUNT_ID: 'u', ZEPHYR_PROJECT_ID: '1', ZEPHYR_VERSION_ID: '-1' };

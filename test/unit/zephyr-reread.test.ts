@@ -6,9 +6,9 @@
  * moves, so the order is fixed: PROJ-2's add job ends, the listing is read, and only then PROJ-1's status job.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { zephyr } from '../../src/targets/zephyr/definition';
 

@@ -5,11 +5,11 @@
  * waits advance it at once); the sandbox is real.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { TargetSession } from '../../src/engine/session';
 import { LaneSet } from '../../src/kit/lanes';
 import { createHttp, type HttpSend } from '../../src/http/client';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { zephyr } from '../../src/targets/zephyr/definition';
 

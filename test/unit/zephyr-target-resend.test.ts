@@ -5,10 +5,10 @@
  * holds back when one of its calls fails: only the keys that call was for.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
 import type { Target } from '../../src/kit/target';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { zephyr } from '../../src/targets/zephyr/definition';
 

@@ -4,10 +4,10 @@
  * its own too (query forms real clients send, strict paging, a field it does not know).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config';
+import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
 import type { Target } from '../../src/kit/target';
-import type { TestRecord } from '../../src/model';
+import type { TestRecord } from '../../src/shared/model';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox';
 import { zephyr } from '../../src/targets/zephyr/definition';
 import { zqlForKeys } from '../../src/targets/zephyr/executions';

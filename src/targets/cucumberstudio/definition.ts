@@ -1,7 +1,7 @@
 import { openLane } from '../../kit/lanes';
 import { FilePacingPeers, machinePacingDir } from '../../kit/pacing-peers';
 import type { TargetDefinition } from '../../kit/target';
-import { annotationValues, tagValues, unique } from '../../mapping';
+import { annotationValues, tagValues, unique } from '../../shared/mapping';
 import { CucumberStudioClient } from './client';
 import { OPTION_KEYS, cucumberStudioSecrets, readCucumberStudioConfig, type CucumberStudioConfig } from './config';
 import { CucumberStudioTarget, type CsTargetOptions } from './publisher';

@@ -1,5 +1,5 @@
-import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../mapping';
-import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
+import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../shared/mapping';
+import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
 import {

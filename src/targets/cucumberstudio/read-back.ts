@@ -1,4 +1,4 @@
-import type { PlanItem, VerifyReport } from '../../model';
+import type { PlanItem, VerifyReport } from '../../shared/model';
 import { asArray, type JsonApiDocument } from './client';
 import { olderThan, type ResultInput } from './results';
 import { toSnapshot, type Snapshot } from './snapshots';

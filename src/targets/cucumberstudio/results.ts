@@ -1,7 +1,7 @@
 import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';
-import { fitSteps, StepCountNotes } from '../../mapping';
-import type { StepStatus } from '../../model';
+import { fitSteps, StepCountNotes } from '../../shared/mapping';
+import type { StepStatus } from '../../shared/model';
 import { asArray, type CucumberStudioClient } from './client';
 
 export const STATUS_AUTHOR = 'playwright-tms-reporter';

@@ -1,5 +1,5 @@
 import type { StatusMapOption } from '../../kit/config-fields';
-import type { Outcome } from '../../model';
+import type { Outcome } from '../../shared/model';
 
 /** The service's one status vocabulary (results, tests, counters). */
 export const CS_STATUSES = ['passed', 'failed', 'retest', 'undefined', 'blocked', 'skipped', 'wip'] as const;

@@ -1,6 +1,6 @@
 import type { CallPriority, RequestLane } from '../../kit/lane';
 import type { Target } from '../../kit/target';
-import type { PlanItem } from '../../model';
+import type { PlanItem } from '../../shared/model';
 import type { JobWaitOptions } from './jobs';
 
 /** Executions one bulk status call takes. */

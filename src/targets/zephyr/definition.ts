@@ -1,6 +1,6 @@
 import { openLane } from '../../kit/lanes';
 import type { TargetDefinition } from '../../kit/target';
-import { annotationValues, tagValues, unique, type TestLike } from '../../mapping';
+import { annotationValues, tagValues, unique, type TestLike } from '../../shared/mapping';
 import { ZephyrClient } from './client';
 import { OPTION_KEYS, readZephyrConfig, zephyrSecrets, type ZephyrConfig } from './config';
 import type { JobWaitOptions } from './jobs';

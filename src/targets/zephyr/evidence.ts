@@ -1,9 +1,9 @@
 import { Blob } from 'node:buffer';
 import type { RequestLane } from '../../kit/lane';
 import type { UploadFile } from '../../kit/target';
-import type { StepStatus } from '../../model';
-import { head } from '../../comment';
-import { fitSteps, StepCountNotes } from '../../mapping';
+import type { StepStatus } from '../../shared/model';
+import { head } from '../../shared/comment';
+import { fitSteps, StepCountNotes } from '../../shared/mapping';
 import type { ZephyrClient, ZephyrExecution } from './client';
 
 /** Built-in step result statuses (`GET /teststep/statuses`), the same ids on every tenant. */

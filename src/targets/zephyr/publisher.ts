@@ -1,9 +1,9 @@
-import { aggregate, defaultComment } from '../../mapping';
-import { head } from '../../comment';
-import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../model';
+import { aggregate, defaultComment } from '../../shared/mapping';
+import { head } from '../../shared/comment';
+import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
-import type { RunInfo } from '../../options';
+import type { RunInfo } from '../../shared/options';
 import {
   type BeginOptions,
   type BeginResult,

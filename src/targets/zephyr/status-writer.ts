@@ -1,5 +1,5 @@
-import { isDefaultComment } from '../../mapping';
-import type { PlanItem } from '../../model';
+import { isDefaultComment } from '../../shared/mapping';
+import type { PlanItem } from '../../shared/model';
 import type { PublishResult } from '../../kit/target';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrExecution } from './client';

@@ -1,5 +1,5 @@
 import type { StatusMapOption } from '../../kit/config-fields';
-import type { Outcome } from '../../model';
+import type { Outcome } from '../../shared/model';
 import type { ZephyrStatus } from './client';
 
 /** interface.md status table. `timedOut` follows `failed` unless mapped itself. */

@@ -1,8 +1,8 @@
-import { resolveConfig } from './config';
-import { createHttp } from './http/client';
-import { LaneSet } from './kit/lanes';
-import type { TargetDefinition } from './kit/target';
-import { createPrinter } from './output';
+import { resolveConfig } from '../config/config';
+import { createHttp } from '../http/client';
+import { LaneSet } from '../kit/lanes';
+import type { TargetDefinition } from '../kit/target';
+import { createPrinter } from '../shared/output';
 
 /**
  * `cycle create --name N` / `test-run create --name N`: find-or-create the container and print its id

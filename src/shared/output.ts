@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { redact } from './http/errors';
+import { redact } from '../http/errors';
 
 /** Everything the package prints goes through here, so secrets are redacted in one place. */
 export interface Printer {

@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { resolveConfig, type ResolvedConfig } from './config';
+import { resolveConfig, type ResolvedConfig } from '../config/config';
 import { handOverOptions } from './config-file';
-import { PublishRun } from './engine/run';
-import { endStatus, reportEmptyRun, reportSummary } from './engine/run-report';
-import type { TargetDefinition } from './kit/target';
-import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from './mapping';
-import type { RunSummary, TestRecord } from './model';
-import { createPrinter, type Printer } from './output';
+import { PublishRun } from '../engine/run';
+import { endStatus, reportEmptyRun, reportSummary } from '../engine/run-report';
+import type { TargetDefinition } from '../kit/target';
+import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from '../shared/mapping';
+import type { RunSummary, TestRecord } from '../shared/model';
+import { createPrinter, type Printer } from '../shared/output';
 import { StopSignals } from './stop-signals';
-import { TARGETS, type TmsReporterOptions } from './targets';
+import { TARGETS, type TmsReporterOptions } from '../targets';
 
 /**
  * Playwright reporter that publishes results to the test management services in the registry.

@@ -1,4 +1,4 @@
-import type { Env } from './kit/config-fields';
+import type { Env } from '../kit/config-fields';
 
 /** What a CI build says about itself: enough to find the run from a cycle / test run in the service. */
 export interface CiMetadata {

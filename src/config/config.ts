@@ -17,10 +17,10 @@ import {
   type Env,
   type Field,
   type FieldsOf,
-} from './kit/config-fields';
-import type { ContainerChoice, ResolvedTarget, TargetDefinition } from './kit/target';
+} from '../kit/config-fields';
+import type { ContainerChoice, ResolvedTarget, TargetDefinition } from '../kit/target';
 import { buildLabel, detectCi, runDescription } from './ci-metadata';
-import type { EvidencePolicy, GeneralOptions, RunInfo } from './options';
+import type { EvidencePolicy, GeneralOptions, RunInfo } from '../shared/options';
 import { defaultRunName } from './run-name';
 
 /**

@@ -1,9 +1,9 @@
-import { resolveConfig } from './config';
-import { createHttp } from './http/client';
-import { redact } from './http/errors';
-import type { TargetDefinition } from './kit/target';
-import { labelled } from './output';
-import { TARGETS } from './targets';
+import { resolveConfig } from '../config/config';
+import { createHttp } from '../http/client';
+import { redact } from '../http/errors';
+import type { TargetDefinition } from '../kit/target';
+import { labelled } from '../shared/output';
+import { TARGETS } from '../targets';
 
 /**
  * `npx playwright-tms-reporter check`: read-only verification of what the config and env configure, one line

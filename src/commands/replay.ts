@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
-import { resolveConfig, type ResolvedConfig, type TargetOverride } from './config';
-import { JOURNAL_VERSION, Outbox, type Journal } from './engine/outbox';
-import { PublishRun, type PublishRunOptions } from './engine/run';
-import type { Env } from './kit/config-fields';
-import { acquireJournalLockWatching, type WatchingLockOptions } from './kit/journal-lock';
-import type { TargetDefinition } from './kit/target';
-import { keysOf, type RunSummary } from './model';
-import { labelled, type Printer } from './output';
-import { summaryLine } from './summary';
-import { TARGETS, type TmsReporterOptions } from './targets';
+import { resolveConfig, type ResolvedConfig, type TargetOverride } from '../config/config';
+import { JOURNAL_VERSION, Outbox, type Journal } from '../engine/outbox';
+import { PublishRun, type PublishRunOptions } from '../engine/run';
+import type { Env } from '../kit/config-fields';
+import { acquireJournalLockWatching, type WatchingLockOptions } from '../kit/journal-lock';
+import type { TargetDefinition } from '../kit/target';
+import { keysOf, type RunSummary } from '../shared/model';
+import { labelled, type Printer } from '../shared/output';
+import { summaryLine } from '../shared/summary';
+import { TARGETS, type TmsReporterOptions } from '../targets';
 
 export interface ReplayResult {
   journals: number;

@@ -1,4 +1,4 @@
-import type { Env } from './kit/config-fields';
+import type { Env } from '../kit/config-fields';
 
 /**
  * Default cycle / test-run name. In CI every shard of one build must compute the same name without

@@ -1,16 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FORMER_OUTBOX_DIR, resolveConfig } from './config';
-import { Outbox } from './engine/outbox';
-import { createPrinter } from './output';
+import { FORMER_OUTBOX_DIR, resolveConfig } from '../config/config';
+import { Outbox } from '../engine/outbox';
+import { createPrinter } from '../shared/output';
 import { replay } from './replay';
 import { check } from './check';
-import { findPlaywrightConfig, readReporterOptions } from './config-file';
-import { redact } from './http/errors';
+import { findPlaywrightConfig, readReporterOptions } from '../playwright/config-file';
+import { redact } from '../http/errors';
 import { createContainer } from './container-command';
-import { sandboxCommand } from './sandbox/command';
-import { TARGETS } from './targets';
+import { sandboxCommand } from '../sandbox/command';
+import { TARGETS } from '../targets';
 
 const CREATE_LINES = TARGETS.map(
   (d) =>
@@ -59,8 +59,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await sandboxCommand(rest);
       case '--version':
       case '-v':
-        // The package's own version (dist/cli.js sits one folder below package.json).
-        process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+        // The package's own version (dist/commands/cli.js sits two folders below package.json).
+        process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')).version}\n`);
         return 0;
       case undefined:
       case '-h':
