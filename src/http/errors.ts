@@ -85,46 +85,27 @@ export class BadResponseError extends Error {
   }
 }
 
-function describeCode(code: string): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused (is the service URL right, and is it up?)';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset by the server';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found (check the base URL)';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return 'timed out';
-    default:
-      return code;
-  }
-}
+const REFUSED = ['connection refused', 'connection refused (is the service URL right, and is it up?)'] as const;
+const RESET = ['connection reset', 'connection reset by the server'] as const;
+const NOT_FOUND = ['host not found', 'host not found (check the base URL)'] as const;
+const TIMED_OUT = ['no answer within the request timeout', 'timed out'] as const;
 
-function shortCode(code: string): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-    case 'EPIPE':
-      return 'connection reset';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return 'no answer within the request timeout';
-    default:
-      return code;
-  }
-}
+/** A failure code's words: [few, for `what`; a message's, saying what to check]. EPIPE is only ever short. */
+const CODE_WORDS: Record<string, readonly [string, string]> = {
+  ECONNREFUSED: REFUSED,
+  ECONNRESET: RESET,
+  UND_ERR_SOCKET: RESET,
+  EPIPE: [RESET[0], 'EPIPE'],
+  ENOTFOUND: NOT_FOUND,
+  EAI_AGAIN: NOT_FOUND,
+  UND_ERR_HEADERS_TIMEOUT: TIMED_OUT,
+  UND_ERR_BODY_TIMEOUT: TIMED_OUT,
+  UND_ERR_CONNECT_TIMEOUT: TIMED_OUT,
+  ETIMEDOUT: TIMED_OUT,
+};
+
+const describeCode = (code: string): string => CODE_WORDS[code]?.[1] ?? code;
+const shortCode = (code: string): string => CODE_WORDS[code]?.[0] ?? code;
 
 /** Replaces every secret occurrence in a text (for logs, errors, files). */
 export function redact(text: string, secrets: readonly string[]): string {
