@@ -1,5 +1,5 @@
 import type { JournalTargetMeta } from '../kit/target';
-import { keysOf, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keysOf, type TargetSummary, type TestRecord } from '../shared/model';
 import type { Printer } from '../shared/output';
 import type { TargetSession } from './session';
 
@@ -23,23 +23,13 @@ export async function dryRun(
     counts[name] = (counts[name] ?? 0) + 1;
     printer.info(`dry run: ${s.definition.label} ${item.key} -> ${name}${item.comment ? ' (with comment)' : ''}`);
   }
+  const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
+  const { containerId: id, containerName } = where ?? {};
   return {
-    target: s.id,
-    label: s.definition.label,
-    enabled: true,
+    ...emptySummary(s.id, s.definition.label, unmapped, notRun),
     dryRun: true,
-    container: where && {
-      kind: s.definition.containerKind,
-      id: where.containerId,
-      name: where.containerId ? undefined : where.containerName,
-    },
+    container: where && { kind: s.definition.containerKind, id, name: id ? undefined : containerName },
     published: plan.length,
     countsByStatus: counts,
-    unmapped: records.filter((r) => keysOf(r, s.id).length === 0).length,
-    notRun,
-    errors: [],
-    unsent: 0,
-    calls: 0,
-    durationMs: 0,
   };
 }

@@ -25,6 +25,9 @@ export function fingerprint(item: Pick<PlanItem, 'status' | 'comment' | 'steps'>
 const sha1Base64 = (text: string): string =>
   typeof hash === 'function' ? hash('sha1', text, 'base64') : createHash('sha1').update(text).digest('base64');
 
+/** What a journal kept for replay copies beside it: the files the records attach by path, redacted. */
+type KeptEvidence = { records: readonly TestRecord[]; maxBytes: number; secrets: readonly string[] };
+
 /**
  * Append-only journal of one run: every test record is written (synchronously, so a killed process
  * keeps what it had) before anything is sent, and each confirmed item is marked done afterwards.
@@ -162,7 +165,7 @@ export class Outbox {
    * journal stays locked while this process lives: work abandoned at publishTimeout may still confirm
    * items into it, and a replay must not send them meanwhile.
    */
-  finalize(evidence?: { records: readonly TestRecord[]; maxBytes: number; secrets: readonly string[] }): string | undefined {
+  finalize(evidence?: KeptEvidence): string | undefined {
     // A journal that stopped being written is not what the run left to send: nothing is said to be kept.
     if (!this.opened || this.removed || this.unwritable) {
       this.release();
@@ -185,15 +188,7 @@ export class Outbox {
    * kept for replay: Playwright empties its output folder when the next run starts, and the outbox may be
    * replayed on another machine. Files over the upload limit are not copied (they would not go up).
    */
-  private keepFiles({
-    records,
-    maxBytes,
-    secrets,
-  }: {
-    records: readonly TestRecord[];
-    maxBytes: number;
-    secrets: readonly string[];
-  }): void {
+  private keepFiles({ records, maxBytes, secrets }: KeptEvidence): void {
     const base = `${this.file.replace(/\.jsonl$/, '')}.files`;
     const copied = new Set<string>();
     for (const r of records) {
@@ -238,7 +233,5 @@ export class Outbox {
   }
 
   /** Reads a journal back (replay checks `version` before it uses what was read). */
-  static parse(file: string): Journal {
-    return parseJournal(file);
-  }
+  static readonly parse: (file: string) => Journal = parseJournal;
 }

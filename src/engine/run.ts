@@ -6,7 +6,7 @@ import { Deadline } from '../kit/deadline';
 import { LaneSet } from '../kit/lanes';
 import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
-import { keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../shared/model';
 import { replayCommand, type Printer } from '../shared/output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
@@ -203,20 +203,8 @@ export class PublishRun {
       }
       for (const d of this.config.invalid) {
         const unsent = records.filter((r) => keysOf(r, d.id).length).length;
-        targets[d.id] = {
-          target: d.id,
-          label: d.label,
-          enabled: false,
-          published: 0,
-          countsByStatus: {},
-          unmapped: 0,
-          notRun,
-          errors: ['settings invalid (see above)'],
-          unsent,
-          outbox: left,
-          calls: 0,
-          durationMs: 0,
-        };
+        const errors = ['settings invalid (see above)'];
+        targets[d.id] = { ...emptySummary(d.id, d.label, 0, notRun), enabled: false, errors, unsent, outbox: left };
       }
     }
     // After publishTimeout, nothing more is awaited: background work is abandoned (its results are in the outbox).

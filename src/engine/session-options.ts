@@ -1,16 +1,12 @@
 import type { LaneSet } from '../kit/lanes';
 import type { Reachability } from '../kit/reachability';
+import type { Printer } from '../shared/output';
 import type { Outbox } from './outbox';
-
-export interface SessionLog {
-  info(line: string): void;
-  error(line: string): void;
-}
 
 /** What a session is handed besides its target. */
 export interface SessionOptions {
   outbox?: Outbox;
-  log: SessionLog;
+  log: Pick<Printer, 'info' | 'error'>;
   /** Items already confirmed by an earlier attempt (replay): key -> fingerprint, or status for old journals. */
   alreadyDone?: ReadonlyMap<string, string | number>;
   /** Files journaled as attached by an earlier attempt (`key \0 fileName`). */

@@ -3,7 +3,7 @@ import { classify } from '../kit/classify';
 import { UnreachableError } from '../kit/reachability';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import { SettingsRefusedError, type ContainerInfo, type StatusTable, type Target, type TargetDefinition } from '../kit/target';
-import { keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../shared/model';
 import { ResultLedger } from './ledger';
 import { sendTheRest } from './end-sends';
 import type { EndProgress, EndStage } from './end-of-run';
@@ -235,9 +235,7 @@ export class TargetSession {
       summary.unsent = this.ledger.notHeld(keys);
     }
     summary.warnings = this.warnings.length ? [...this.warnings] : undefined;
-    summary.calls = this.calls();
-    summary.durationMs = Date.now() - this.started;
-    return summary;
+    return { ...summary, calls: this.o.lanes?.calls() ?? 0, durationMs: Date.now() - this.started };
   }
 
   /** What the summary says when publishTimeout (or a signal, `stoppedBy`) cut the end short: whatever was confirmed by then. */
@@ -266,14 +264,9 @@ export class TargetSession {
     }
   }
 
-  /** Requests the target made so far. */
-  private calls(): number {
-    return this.o.lanes?.calls() ?? 0;
-  }
-
+  /** The summary so far: the requests the target made, and how long it has taken. */
   private summaryOf(unmapped: number, notRun: number): TargetSummary {
-    const { id: target, label } = this.definition;
-    const [calls, durationMs] = [this.calls(), Date.now() - this.started];
-    return { target, label, enabled: true, published: 0, countsByStatus: {}, unmapped, notRun, errors: [], unsent: 0, calls, durationMs };
+    const summary = emptySummary(this.id, this.definition.label, unmapped, notRun);
+    return { ...summary, calls: this.o.lanes?.calls() ?? 0, durationMs: Date.now() - this.started };
   }
 }

@@ -118,6 +118,23 @@ export interface TargetSummary {
   dryRun?: boolean;
 }
 
+/** A target's summary before anything is published (every count 0, no error yet). */
+export function emptySummary(target: TargetId, label: string, unmapped: number, notRun: number): TargetSummary {
+  return {
+    target,
+    label,
+    enabled: true,
+    published: 0,
+    countsByStatus: {},
+    unmapped,
+    notRun,
+    errors: [],
+    unsent: 0,
+    calls: 0,
+    durationMs: 0,
+  };
+}
+
 export interface RunSummary {
   version: 1;
   startedAt: string;
