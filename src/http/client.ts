@@ -68,8 +68,6 @@ export interface RedirectEvent {
 }
 
 export interface HttpOptions {
-  /** Max sockets per origin. */
-  connections?: number;
   timeoutMs?: number;
   /** Called after every exchange, redirects included (debug logging); must not log headers. */
   onExchange?: (e: ExchangeEvent) => void;
@@ -100,7 +98,7 @@ interface Answer {
 
 /** Creates the single sender (keep-alive pool, timeouts, redirects, typed network errors). */
 export function createHttp(options: HttpOptions = {}): Http {
-  const wire = createWire({ connections: options.connections ?? 16, timeoutMs: options.timeoutMs ?? 30_000, keepAliveMs: 10_000 });
+  const wire = createWire(options.timeoutMs ?? 30_000);
   const memory = new RedirectMemory();
   if (options.redirects) memory.seed(options.redirects);
   const temporarySeen = new Set<string>();

@@ -8,45 +8,31 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 
-export interface WireOptions {
-  /** Max sockets per origin. */
-  connections: number;
-  /** No byte for this long (connecting, waiting for the answer's head, between its body's chunks): ETIMEDOUT. */
-  timeoutMs: number;
-  /** How long an idle keep-alive socket is kept (a shorter `Keep-Alive: timeout=` from the server wins). */
-  keepAliveMs: number;
-}
-
-export interface WireAnswer {
-  status: number;
-  /** Lower-case names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  /** The body as UTF-8 text. */
-  text: string;
-}
-
 /** A request body: text, or bytes with the Content-Type that describes them (multipart). */
 export interface WireBody {
   bytes: string | Uint8Array;
   contentType?: string;
 }
 
-export interface Wire {
-  exchange(url: URL, method: string, headers: Record<string, string>, body: WireBody | undefined): Promise<WireAnswer>;
-  close(): void;
-}
+/** Max sockets per origin. */
+const CONNECTIONS = 16;
 
-export function createWire(options: WireOptions): Wire {
-  const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveMs };
+/** How long an idle keep-alive socket is kept (a shorter `Keep-Alive: timeout=` from the server wins). */
+const KEEP_ALIVE_MS = 10_000;
+
+/** `timeoutMs`: no byte for this long (connecting, waiting for the answer's head, between its body's chunks) is ETIMEDOUT. */
+export function createWire(timeoutMs: number) {
+  const agentOptions = { keepAlive: true, maxSockets: CONNECTIONS, timeout: KEEP_ALIVE_MS };
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
 
-  const exchange: Wire['exchange'] = (url, method, headers, body) =>
-    new Promise<WireAnswer>((resolve, reject) => {
+  /** The answer's headers have lower-case names (repeated ones joined with ", "); its body is read as UTF-8 text. */
+  const exchange = (url: URL, method: string, headers: Record<string, string>, body: WireBody | undefined) =>
+    new Promise<{ status: number; headers: Record<string, string>; text: string }>((resolve, reject) => {
       const secure = url.protocol === 'https:';
       const sendHeaders = body?.contentType ? { ...headers, 'Content-Type': body.contentType } : headers;
       const req = (secure ? https : http).request(
         url,
-        { method, headers: sendHeaders, agent: secure ? agents['https:'] : agents['http:'], timeout: options.timeoutMs },
+        { method, headers: sendHeaders, agent: secure ? agents['https:'] : agents['http:'], timeout: timeoutMs },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
