@@ -1,4 +1,4 @@
-import { resolveConfig } from '../config/config';
+import { configDirOf, resolveConfig } from '../config/config';
 import { createHttp } from '../http/client';
 import { redact } from '../http/errors';
 import type { TargetDefinition } from '../kit/target';
@@ -38,8 +38,7 @@ async function checkOne(
   definitions: readonly TargetDefinition[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  const rootDir = typeof options.configDir === 'string' ? options.configDir : undefined;
-  const config = resolveConfig({ definitions, options, env, rootDir });
+  const config = resolveConfig({ definitions, options, env, rootDir: configDirOf(options) });
   const say = (mark: '✓' | '✗' | '!', text: string) => write(redact(`${mark} ${text}`, config.secrets));
   let failed = 0;
   for (const p of config.problems) {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FORMER_OUTBOX_DIR, resolveConfig } from '../config/config';
+import { configDirOf, FORMER_OUTBOX_DIR, resolveConfig } from '../config/config';
 import { Outbox } from '../engine/outbox';
 import { createPrinter } from '../shared/output';
 import { replay } from './replay';
@@ -95,7 +95,7 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   // Each instance of the reporter in the config keeps its own outbox, replayed with its own options.
   const instances = settings.instances.map((options) => ({
     options,
-    config: resolveConfig({ definitions: TARGETS, options, env, rootDir: rootOf(options) }),
+    config: resolveConfig({ definitions: TARGETS, options, env, rootDir: configDirOf(options) }),
   }));
   const printer = createPrinter(
     [...new Set(instances.flatMap((i) => i.config.secrets))],
@@ -116,7 +116,7 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
   let unsent = 0;
   for (const { options, config } of instances) {
     // The configured folder, and the one earlier versions used while it still holds journals.
-    const former = path.resolve(rootOf(options) ?? '.', FORMER_OUTBOX_DIR);
+    const former = path.resolve(configDirOf(options) ?? '.', FORMER_OUTBOX_DIR);
     const explicit = !!env.PW_TMS_OUTBOX_DIR || 'outboxDir' in options;
     const dirs = [config.outboxDir, ...(!explicit && Outbox.list(former).length ? [former] : [])];
     for (const dir of dirs) unsent += (await replay(dir, options, env, printer, undefined, TARGETS, undefined, settings.source)).unsent;
@@ -147,11 +147,6 @@ async function settingsOf(
     return { instances: [{}], source: 'the environment' };
   }
   return { instances: read.instances, source: `${shown} and the environment` };
-}
-
-/** Where Playwright's config is (it adds `configDir` to every reporter's options): relative paths are anchored there. */
-function rootOf(options: Record<string, unknown>): string | undefined {
-  return typeof options.configDir === 'string' ? options.configDir : undefined;
 }
 
 async function containerCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {

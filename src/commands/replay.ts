@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { resolveConfig, type ResolvedConfig, type TargetOverride } from '../config/config';
+import { configDirOf, resolveConfig, type ResolvedConfig, type TargetOverride } from '../config/config';
 import { JOURNAL_VERSION, Outbox, type Journal } from '../engine/outbox';
 import { PublishRun, type PublishRunOptions } from '../engine/run';
 import type { Env } from '../kit/config-fields';
@@ -141,8 +141,7 @@ function configFor(
   printer: Printer,
   source: string,
 ): ResolvedConfig {
-  const rootDir =
-    typeof (options as { configDir?: unknown }).configDir === 'string' ? (options as { configDir: string }).configDir : undefined;
+  const rootDir = configDirOf(options);
   // A container id the run was configured with but never reached may be the cause being fixed (a wrong
   // ZEPHYR_CYCLE_ID): an id the environment now gives wins over it. One the run used stays.
   const now = resolveConfig({ definitions, options, env, rootDir, only: pending });

@@ -110,6 +110,12 @@ export interface ResolveInput {
   projects?: readonly string[];
 }
 
+/** Where Playwright's config is (it adds `configDir` to every reporter's options): relative paths are anchored there. */
+export function configDirOf(options: unknown): string | undefined {
+  const dir = isPlainObject(options) ? options.configDir : undefined;
+  return typeof dir === 'string' ? dir : undefined;
+}
+
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const { definitions, env = process.env, rootDir = process.cwd(), now = new Date() } = input;
   const p = new Problems();

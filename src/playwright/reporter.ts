@@ -116,11 +116,8 @@ export default class TmsReporter implements Reporter {
       const evidence = { ...c.evidence, root: this.root };
       const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
       const records = tests.map((t) => recordOf(t, this.sources, evidence, cut(t))).filter((r): r is TestRecord => r !== null);
-      for (const line of notKeyLines(
-        tests,
-        c.targets.map((t) => t.definition),
-      ))
-        this.printer.error(line);
+      const targets = c.targets.map((t) => t.definition);
+      for (const line of notKeyLines(tests, targets)) this.printer.error(line);
       const recorded = new Set(records.map((r) => r.testId));
       const notRunKeys: Record<string, string[]> = {};
       for (const t of tests.filter((t) => !recorded.has(t.id)))
