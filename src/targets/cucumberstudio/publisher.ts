@@ -20,7 +20,7 @@ import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './li
 import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back';
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
-import { ScenarioNames, toSnapshot } from './snapshots';
+import { toSnapshot } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -66,7 +66,8 @@ export class CucumberStudioTarget implements Target {
     this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
     this.results = new ResultWriter(client, lane, !!o.replay, o.since);
     this.index = new TestIndex({
-      loadNames: async () => new ScenarioNames(asArray((await client.listScenarios()).data)),
+      loadNames: async () =>
+        new Map(asArray((await client.listScenarios()).data).map((r) => [Number(r.id), String(r.attributes?.name ?? '')])),
       lookup: async (testId) => {
         const doc = await client.getSnapshot(Number(this.run.require().id), testId, 'scenario');
         const data = asArray(doc.data)[0]?.relationships?.scenario?.data;
