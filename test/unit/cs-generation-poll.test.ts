@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/http/errors';
-import { TestIndex, waitForTests } from '../../src/targets/cucumberstudio/linkage';
-import { pollUntil } from '../../src/targets/cucumberstudio/poll';
+import { pollUntil, TestIndex, waitForTests } from '../../src/targets/cucumberstudio/linkage';
+import { notReady, ready } from '../../src/kit/wait';
 import type { Snapshot } from '../../src/targets/cucumberstudio/snapshots';
 import { VirtualClock } from './virtual-clock';
 
@@ -13,7 +13,7 @@ describe('CucumberStudio: waiting for a run’s generated tests', () => {
     const done = await pollUntil(
       async () => {
         probes++;
-        return clock.now() >= readyAt ? { done: true } : { done: false };
+        return clock.now() >= readyAt ? ready(true) : notReady('not yet');
       },
       { timeoutMs: 120_000, clock },
     );
@@ -50,7 +50,7 @@ describe('CucumberStudio: when a run’s test list is final', () => {
         todo: new Set(requested),
         run: { requested: new Set(requested), absent: new Set(), checkExistence: async () => undefined },
       },
-      { timeoutMs: 60_000, now: () => clock.now(), sleep: (ms) => clock.sleep(ms) },
+      { timeoutMs: 60_000, clock },
     );
     return { state, calls, index };
   }

@@ -17,6 +17,7 @@ const zephyrKeysOf = (t: TestLike) => zephyr.keysOf(t);
 const scenarioIdsOf = (t: TestLike) => cucumberstudio.keysOf(t).map(Number);
 import type { TestRecord } from '../../src/shared/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
+import { DEFAULT_CS_STATUS, resolveCsStatusMap } from '../../src/targets/cucumberstudio/statuses';
 
 /** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */
 function fakeTest(
@@ -285,6 +286,16 @@ describe('worst wins (Zephyr)', () => {
     expect(resolveStatusMap({ failed: 'BLOCKED' }, statuses).byOutcome.timedOut).toBe(4);
     // A custom status ranks like its outcome's default: a flaky test (custom 5) loses against a FAIL.
     expect(zephyrRank(5, 'flaky')).toBeLessThan(zephyrRank(2, 'failed'));
+  });
+  it('CucumberStudio statusMap: names as the user wrote them (case, spaces) become the service’s; timedOut follows failed unless mapped', () => {
+    expect(resolveCsStatusMap({ failed: ' Retest ', interrupted: 'WIP' })).toEqual({
+      ...DEFAULT_CS_STATUS,
+      failed: 'retest',
+      timedOut: 'retest',
+      interrupted: 'wip',
+    });
+    expect(resolveCsStatusMap({ failed: 'retest', timedOut: 'blocked' })).toMatchObject({ failed: 'retest', timedOut: 'blocked' });
+    expect(resolveCsStatusMap({})).toEqual(DEFAULT_CS_STATUS);
   });
 });
 

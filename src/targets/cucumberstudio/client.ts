@@ -4,15 +4,10 @@ import type { UploadFile } from '../../kit/target';
 import { isFormData, type HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
+import type { CucumberStudioConfig } from './config';
 import { CS_ACCEPT, cucumberStudioMessages } from './errors';
 
-export interface CsCredentials {
-  baseUrl: string;
-  uid: string;
-  accessToken: string;
-  client: string;
-  projectId: number;
-}
+export type CsCredentials = Pick<CucumberStudioConfig, 'baseUrl' | 'uid' | 'accessToken' | 'client' | 'projectId'>;
 
 export interface JsonApiResource {
   id: string;
@@ -26,7 +21,6 @@ export interface JsonApiDocument {
   included?: JsonApiResource[];
 }
 
-const ACCEPT = CS_ACCEPT;
 /** Forwarded along the service's redirects to its own hosts only (the old site moves to the new one). */
 const CREDENTIAL_HEADERS = ['uid', 'access-token', 'client'] as const;
 /** The vendor's current and former sites (the former redirects to the current one). */
@@ -53,28 +47,15 @@ export class CucumberStudioClient {
 
   /** Path relative to `/api/projects/{projectId}` ('' = the project itself). */
   async exchange(label: string, method: string, path: string, body?: unknown): Promise<JsonApiDocument> {
+    const relative = `/api/projects/${this.creds.projectId}${path}`;
+    const { baseUrl, uid, accessToken, client } = this.creds;
+    const headers: Record<string, string> = { Accept: CS_ACCEPT, uid, 'access-token': accessToken, client };
     // A multipart body goes as it is: the transport writes its boundary into the Content-Type.
     const multipart = isFormData(body);
-    const relative = `/api/projects/${this.creds.projectId}${path}`;
-    const url = `${this.creds.baseUrl}${relative}`;
-    return this.lane.send(label, async () => {
-      const headers: Record<string, string> = {
-        Accept: ACCEPT,
-        uid: this.creds.uid,
-        'access-token': this.creds.accessToken,
-        client: this.creds.client,
-      };
-      if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
-      const req = {
-        method,
-        url,
-        headers,
-        body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
-        credentialHeaders: CREDENTIAL_HEADERS,
-        homes: HOMES,
-      };
-      return this.http.json<JsonApiDocument>(req, relative);
-    });
+    if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
+    const payload = body === undefined || multipart ? body : JSON.stringify(body);
+    const req = { method, url: `${baseUrl}${relative}`, headers, body: payload, credentialHeaders: CREDENTIAL_HEADERS, homes: HOMES };
+    return this.lane.send(label, () => this.http.json<JsonApiDocument>({ ...req, headers: { ...headers } }, relative));
   }
 
   /** With the lane's retry policy (for reads and idempotent writes). */

@@ -1,15 +1,11 @@
+import type { CucumberStudioConfig } from './config';
 import { saidIn, type ErrorFacts, type MessageTable } from '../../http/exchange';
 
 /** The media type CucumberStudio v1 answers with; anything else is a 406. */
 export const CS_ACCEPT = 'application/vnd.api+json; version=1';
 
-export interface CsMessageContext {
-  baseUrl: string;
-  projectId: number;
-}
-
 /** CucumberStudio's sentences: what to check for each answer, with the service's own words (devise, JSON:API, text). */
-export function cucumberStudioMessages(c: CsMessageContext): MessageTable {
+export function cucumberStudioMessages(c: Pick<CucumberStudioConfig, 'baseUrl' | 'projectId'>): MessageTable {
   return (f: ErrorFacts) => {
     const said = saidIn(f);
     const path = f.path.split('?')[0];

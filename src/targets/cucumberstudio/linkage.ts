@@ -1,7 +1,8 @@
 import { HttpError } from '../../http/errors';
 import { classify } from '../../kit/classify';
+import type { Reachability } from '../../kit/reachability';
 import { parseRetryAfter } from '../../kit/retry-timing';
-import { pollUntil, type PollOptions } from './poll';
+import { notReady, ready, waitFor, WaitTimeoutError, type Clock, type Poll } from '../../kit/wait';
 import { attributeByName, type ScenarioNames, type Snapshot } from './snapshots';
 
 export interface IndexSources {
@@ -21,8 +22,8 @@ export class TestIndex {
   private byScenario = new Map<number, string[]>();
   /** Fallback attributions (test id -> scenario id), kept across listings: a test's scenario never changes. */
   private readonly byName = new Map<string, number>();
-  private readonly looked = new Map<string, Promise<number | undefined>>();
-  private names?: Promise<ScenarioNames>;
+  /** The scenario names (`names`) and each looked-up test's scenario (by test id), asked once. */
+  private readonly asked = new Map<string, Promise<unknown>>();
   /** True once a listed test came without the linkage (names were needed). */
   fallback = false;
 
@@ -35,11 +36,9 @@ export class TestIndex {
     if (unlinked.length) {
       this.fallback = true;
       // A failed download is not cached: the next publish asks again.
-      this.names ??= this.sources.loadNames().catch((error: unknown) => {
-        this.names = undefined;
-        throw error;
-      });
-      const found = await attributeByName(unlinked, wanted, await this.names, (id) => this.lookupOnce(id), alsoLookUp);
+      const names = await once(this.asked, 'names', () => this.sources.loadNames());
+      const lookup = (id: string) => once(this.asked, id, () => this.sources.lookup(id));
+      const found = await attributeByName(unlinked, wanted, names, lookup, alsoLookUp);
       for (const [test, scenario] of found) this.byName.set(test, scenario);
     }
     this.byScenario = new Map();
@@ -72,18 +71,19 @@ export class TestIndex {
       .sort()
       .join(',');
   }
+}
 
-  private lookupOnce(testId: string): Promise<number | undefined> {
-    let p = this.looked.get(testId);
-    if (!p) {
-      p = this.sources.lookup(testId).catch((error: unknown) => {
-        this.looked.delete(testId);
-        throw error;
-      });
-      this.looked.set(testId, p);
-    }
-    return p;
+/** `make()` once per key; a failure is not kept (the next call asks again). */
+function once<T>(cache: Map<string, Promise<unknown>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = cache.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = make().catch((error: unknown) => {
+      cache.delete(key);
+      throw error;
+    });
+    cache.set(key, p);
   }
+  return p;
 }
 
 /** What the run is expected to hold, and how to check mapped ids (see RunLifecycle). */
@@ -96,12 +96,51 @@ export interface RunScenarios {
   checkExistence(ids: readonly number[]): Promise<void>;
 }
 
-export interface ReadyOptions extends PollOptions {
+export interface ReadyOptions {
+  timeoutMs: number;
+  clock?: Clock;
+  /** First pause between probes (ms, default 250); grows by half each time up to `maxDelayMs` (default 2000: the
+   * results wait for the tests, so a late look costs the whole run's end; a look is one call of 200 a minute). */
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+  /** The run's publishTimeout: the wait stops when it passes. */
+  signal?: AbortSignal;
+  /** CucumberStudio given up for this run when the probes get no answer (see UNREACHABLE). */
+  reachability?: Reachability;
   /**
    * A short list that has not grown for this long (ms, default 5000) gets its lacking ids checked once:
    * a lenient service may take unknown ids in a create and never make tests for them.
    */
   settleMs?: number;
+}
+
+/**
+ * Calls `probe` through the shared wait until it is ready (true) or the timeout (false). The probe decides
+ * which failures mean "not yet" (see notYet); anything it throws that the shared classification takes as
+ * final surfaces at once, and no answer at all gives the service up after a few tries (an UnreachableError),
+ * never "still generating".
+ */
+export async function pollUntil(probe: () => Promise<Poll<unknown>>, o: ReadyOptions): Promise<boolean> {
+  try {
+    await waitFor({
+      label: 'CucumberStudio test run: generated tests',
+      ...{ timeoutMs: o.timeoutMs, clock: o.clock, signal: o.signal, reachability: o.reachability },
+      ...{ firstDelayMs: o.firstDelayMs ?? 250, factor: 1.5, maxDelayMs: o.maxDelayMs ?? 2_000 },
+      attempt: probe,
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) return false;
+    throw error;
+  }
+}
+
+/** A listing that failed: "not yet" (with the service's Retry-After), unless the failure is final or no answer at all. */
+function notYet(error: unknown, now: number): Poll<never> {
+  // No answer is not "still generating": the shared wait gives the service up after a few tries.
+  if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
+  const waitMs = error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now) : undefined;
+  return notReady((error as Error).message, waitMs);
 }
 
 export interface Readiness {
@@ -142,16 +181,13 @@ export async function waitForTests(
   let changedAt = now();
   let lastProblem: unknown;
   const lacking = () => [...todo].filter((id) => run.requested.has(id) && !run.absent.has(id) && index.testsOf(id).length === 0);
-  const ready = await pollUntil(async () => {
+  const settled = await pollUntil(async () => {
     let tests: Snapshot[];
     try {
       tests = await list();
     } catch (error) {
-      // No answer is not "still generating": the shared wait gives the service up after a few tries.
-      if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
-      lastProblem = error;
       inARow = 0;
-      return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
+      return notYet((lastProblem = error), now());
     }
     await index.update(tests, todo);
     listed = true;
@@ -165,10 +201,10 @@ export async function waitForTests(
       await run.checkExistence(short);
       short = lacking();
     }
-    if (!short.length && inARow >= 2) return { done: true };
+    if (!short.length && inARow >= 2) return ready(true);
     // A listing that looks complete for the first time is confirmed within a second: the growing backoff of a
     // long 423 phase (up to 2 s) would hold every result that long, while rows still being made show within it.
-    return { done: false, withinMs: !short.length && inARow === 1 ? CONFIRM_WITHIN_MS : undefined };
+    return notReady('not all tests generated yet', undefined, !short.length && inARow === 1 ? CONFIRM_WITHIN_MS : undefined);
   }, o);
   if (!listed) {
     const why =
@@ -180,25 +216,22 @@ export async function waitForTests(
         `the results stay in the outbox for \`npx playwright-tms-reporter replay\`, or raise cucumberstudio.snapshotTimeoutMs (CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS)`,
     );
   }
-  return { listed, ready };
+  return { listed, ready: settled };
 }
 
 /**
  * One listing of the run as it is now (the end's fresh look): a 423 or a passing failure is waited out like
  * in waitForTests, the first 200 is taken as it is. Throws when none came within the timeout.
  */
-export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o: PollOptions): Promise<T> {
+export async function listWhenServed<T>(runId: number, list: () => Promise<T>, o: ReadyOptions): Promise<T> {
   const now = o.clock ? () => o.clock!.now() : Date.now;
   let answer: { value: T } | undefined;
   let lastProblem: unknown;
   await pollUntil(async () => {
     try {
-      answer = { value: await list() };
-      return { done: true };
+      return ready((answer = { value: await list() }));
     } catch (error) {
-      if (['fatal', 'unreachable'].includes(classify(error).kind)) throw error;
-      lastProblem = error;
-      return { done: false, waitMs: error instanceof HttpError ? parseRetryAfter(error.headers['retry-after'], now()) : undefined };
+      return notYet((lastProblem = error), now());
     }
   }, o);
   if (!answer)

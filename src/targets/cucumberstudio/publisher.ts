@@ -20,7 +20,7 @@ import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './li
 import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back';
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
-import { ScenarioNames, toSnapshot } from './snapshots';
+import { toSnapshot } from './snapshots';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -46,7 +46,6 @@ export class CucumberStudioTarget implements Target {
   /** One post per test result whatever the grouping: send as results come. */
   readonly batching = { maxItems: 50, maxWaitMs: 200, spaced: false };
   private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
-  private readonly statusWarnings: string[];
   private readonly run = new ContainerState('CucumberStudio test run');
   private readonly lifecycle: RunLifecycle;
   private readonly index: TestIndex;
@@ -63,13 +62,12 @@ export class CucumberStudioTarget implements Target {
     private readonly lane: RequestLane,
     private readonly o: CsTargetOptions = {},
   ) {
-    const resolved = resolveCsStatusMap(cfg.statusMap);
-    this.byOutcome = resolved.byOutcome;
-    this.statusWarnings = resolved.warnings;
+    this.byOutcome = resolveCsStatusMap(cfg.statusMap);
     this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
     this.results = new ResultWriter(client, lane, !!o.replay, o.since);
     this.index = new TestIndex({
-      loadNames: async () => new ScenarioNames(asArray((await client.listScenarios()).data)),
+      loadNames: async () =>
+        new Map(asArray((await client.listScenarios()).data).map((r) => [Number(r.id), String(r.attributes?.name ?? '')])),
       lookup: async (testId) => {
         const doc = await client.getSnapshot(Number(this.run.require().id), testId, 'scenario');
         const data = asArray(doc.data)[0]?.relationships?.scenario?.data;
@@ -80,7 +78,7 @@ export class CucumberStudioTarget implements Target {
 
   /** The service's status vocabulary is fixed: no call needed, online or not. */
   async resolveStatuses(): Promise<StatusTable> {
-    return { byOutcome: this.byOutcome, warnings: this.statusWarnings, name: String };
+    return { byOutcome: this.byOutcome, warnings: [], name: String };
   }
 
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
@@ -184,7 +182,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   async check(): Promise<CheckLine[]> {
-    const lines: CheckLine[] = this.statusWarnings.map((text) => ({ ok: false, text }));
+    const lines: CheckLine[] = [];
     const step = (fn: () => Promise<string>) => checkStep(lines, fn);
     const ok = await step(async () => {
       const project = asArray((await this.client.getProject()).data)[0];
@@ -200,21 +198,18 @@ export class CucumberStudioTarget implements Target {
     } else {
       await step(async () => {
         // The lowest id, as begin picks it: a parallel shard's duplicate keeps the name (marked in its description).
-        const found = asArray((await this.client.listActiveRuns()).data)
-          .filter((r) => r.attributes?.name === this.cfg.testRunName)
-          .sort((a, b) => Number(a.id) - Number(b.id))[0];
+        const found = (await this.lifecycle.activeRuns(this.cfg.testRunName))[0];
         return found
           ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused`
           : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
       });
     }
-    if (!this.statusWarnings.length)
-      lines.push({
-        ok: true,
-        text: `statuses: ${Object.entries(this.byOutcome)
-          .map(([o, s]) => `${o} → ${s}`)
-          .join(', ')}`,
-      });
+    lines.push({
+      ok: true,
+      text: `statuses: ${Object.entries(this.byOutcome)
+        .map(([o, s]) => `${o} → ${s}`)
+        .join(', ')}`,
+    });
     return lines;
   }
 

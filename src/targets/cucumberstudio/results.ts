@@ -95,7 +95,8 @@ export class ResultWriter {
             a.status === input.status &&
             (a.description ?? '') === input.description &&
             a['status-author'] === STATUS_AUTHOR &&
-            !this.isOlder(a['created-at']);
+            // Created before this publication began (with the clock leeway): an earlier run's result in a reused run.
+            !olderThan(a['created-at'], this.since);
           if (ours) {
             this.resultIds.set(testId, String(last.id));
             return;
@@ -129,14 +130,6 @@ export class ResultWriter {
       );
     }
     return uploaded ? 'uploaded' : 'present';
-  }
-
-  /**
-   * Created before this publication began (a few seconds' leeway for the service's clock): an earlier run's
-   * result in a reused run, however alike. Without a date, alike is all there is to go by.
-   */
-  private isOlder(createdAt: unknown): boolean {
-    return olderThan(createdAt, this.since);
   }
 
   private async lastResult(runId: number, testId: string) {

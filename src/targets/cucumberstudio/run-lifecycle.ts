@@ -44,11 +44,7 @@ export class RunLifecycle implements RunScenarios {
     const { value, reused } = await findOrCreate<JsonApiResource>({
       lane: this.lane,
       label: 'test_runs/create',
-      // Lowest id first: the same choice for every shard.
-      find: async () =>
-        (found = asArray((await this.client.listActiveRuns()).data)
-          .filter((r) => r.attributes?.name === name)
-          .sort((a, b) => Number(a.id) - Number(b.id))),
+      find: async () => (found = await this.activeRuns(name)),
       create: async () => {
         let run: JsonApiResource | undefined;
         const sent = await this.withExisting(scenarioIds, true, async (ids) => {
@@ -66,6 +62,13 @@ export class RunLifecycle implements RunScenarios {
     // Only the run this process created is known to hold what it asked for; a reused one is learned from its list.
     if (!reused && created?.id === String(value.id)) for (const id of created.sent) this.requested.add(id);
     return { id: String(value.id), name, reused };
+  }
+
+  /** Active runs of this name, lowest id first: the same choice for every shard (and for `check`). */
+  async activeRuns(name: string): Promise<JsonApiResource[]> {
+    return asArray((await this.client.listActiveRuns()).data)
+      .filter((r) => r.attributes?.name === name)
+      .sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   /**

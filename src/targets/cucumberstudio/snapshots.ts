@@ -23,22 +23,8 @@ export function toSnapshot(r: JsonApiResource): Snapshot {
   };
 }
 
-/** Scenario names of the project, from one listing: id -> name and name -> ids. Only the fallback needs it. */
-export class ScenarioNames {
-  readonly nameById = new Map<number, string>();
-  readonly idsByName = new Map<string, number[]>();
-
-  constructor(resources: readonly JsonApiResource[]) {
-    for (const r of resources) {
-      const id = Number(r.id);
-      const name = String(r.attributes?.name ?? '');
-      this.nameById.set(id, name);
-      const ids = this.idsByName.get(name);
-      if (ids) ids.push(id);
-      else this.idsByName.set(name, [id]);
-    }
-  }
-}
+/** Scenario names of the project, from one listing (id -> name). Only the fallback needs them. */
+export type ScenarioNames = ReadonlyMap<number, string>;
 
 /**
  * Fallback attribution, for a list without linkage (older service): the list carries only the scenario's
@@ -54,11 +40,17 @@ export async function attributeByName(
   lookup: (snapshotId: string) => Promise<number | undefined>,
   alsoLookUp: ReadonlySet<string> = new Set(),
 ): Promise<Map<string, number>> {
-  const wantedNames = new Set([...wanted].map((id) => names.nameById.get(id)).filter((n): n is string => n !== undefined));
+  const wantedNames = new Set([...wanted].map((id) => names.get(id)).filter((n): n is string => n !== undefined));
+  const idsByName = new Map<string, number[]>();
+  for (const [id, name] of names)
+    idsByName
+      .set(name, idsByName.get(name) ?? [])
+      .get(name)!
+      .push(id);
   const byTest = new Map<string, number>();
   const ambiguous: Snapshot[] = [];
   for (const s of snapshots) {
-    const ids = names.idsByName.get(s.scenarioName) ?? [];
+    const ids = idsByName.get(s.scenarioName) ?? [];
     if (alsoLookUp.has(s.id)) ambiguous.push(s);
     else if (!wantedNames.has(s.scenarioName)) continue;
     else if (ids.length === 1) byTest.set(s.id, ids[0]);

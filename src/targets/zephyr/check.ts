@@ -1,7 +1,7 @@
 import { withHint } from '../../http/errors';
 import { checkStep, type CheckLine } from '../../kit/target';
 import type { ZephyrClient, ZephyrCycle, ZephyrStatus } from './client';
-import { PROJECT_HINT, type ZephyrConfig } from './config';
+import type { ZephyrConfig } from './config';
 import { resolveStatusMap, statusName } from './statuses';
 
 /** The `check` command for Zephyr: read-only, one line per setting, stops where later checks depend on a failed one. */
@@ -23,9 +23,9 @@ export async function checkZephyr(cfg: ZephyrConfig, client: ZephyrClient): Prom
         .map(([o, id]) => `${o} → ${statusName(statuses, id)}`)
         .join(', ')}`,
     });
-  let cycles: ZephyrCycle[] = [];
+  let found: ZephyrCycle | undefined;
   const projectOk = await checkStep(lines, async () => {
-    cycles = await withHint(client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId));
+    found = (await client.cyclesNamed(cycleName, projectId, versionId))[0];
     return `project ${projectId} and version ${versionId} found`;
   });
   if (!projectOk) return lines;
@@ -37,7 +37,6 @@ export async function checkZephyr(cfg: ZephyrConfig, client: ZephyrClient): Prom
         `cycle ${cycleId} ("${(await withHint(client.getCycle(cycleId, projectId, versionId), hint)).name}") found (ZEPHYR_CYCLE_ID)`,
     );
   } else {
-    const found = cycles.find((c) => c.name === cycleName && String(c.id) !== '-1');
     lines.push({
       ok: true,
       text: found

@@ -1,7 +1,8 @@
-import { BadResponseError } from '../../http/errors';
+import { BadResponseError, withHint } from '../../http/errors';
 import { isFormData, type HttpRequest, type HttpSend } from '../../http/client';
 import { JsonExchange } from '../../http/exchange';
 import type { RequestLane } from '../../kit/lane';
+import { PROJECT_HINT } from './config';
 import { signRequest, type ZephyrCredentials } from './jwt';
 import { zephyrMessages } from './errors';
 import { normalizeJobProgress, parseJobToken, type JobProgress } from './job-answers';
@@ -116,6 +117,12 @@ export class ZephyrClient {
     ).map((c) => normalizeCycle(c, 'GET /cycles/search'));
   }
 
+  /** The version's cycles of this name, in creation order (the same first one for every shard); never "Ad hoc". */
+  async cyclesNamed(name: string, projectId: number, versionId: number): Promise<ZephyrCycle[]> {
+    const cycles = await withHint(this.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId));
+    return cycles.filter((c) => c.name === name && !isAdHocCycle(c));
+  }
+
   async getCycle(cycleId: string, projectId: number, versionId: number, summaries = false): Promise<ZephyrCycle> {
     return normalizeCycle(
       await this.json('cycle/get', 'GET', `/cycle/${encodeURIComponent(cycleId)}`, {
@@ -213,28 +220,21 @@ export class ZephyrClient {
 }
 
 /** The built-in "Ad hoc" cycle: listed by cycles/search, never a cycle to reuse by name. */
-export const AD_HOC_CYCLE_ID = '-1';
-export const isAdHocCycle = (c: { id: string | number }): boolean => String(c.id).trim() === AD_HOC_CYCLE_ID;
+export const isAdHocCycle = (c: { id: string | number }): boolean => String(c.id).trim() === '-1';
 
 const num = (v: unknown): number | undefined =>
   v === undefined || v === null || v === '' ? undefined : Number.isFinite(Number(v)) ? Number(v) : undefined;
 
 /** Ids and counts arrive as numbers or numeric strings: cycles leave here with a string id and numeric counts. */
-export function normalizeCycle(value: unknown, what: string): ZephyrCycle {
-  if (
-    !value ||
-    typeof value !== 'object' ||
-    Array.isArray(value) ||
-    (value as { id?: unknown }).id === undefined ||
-    (value as { id?: unknown }).id === null
-  ) {
+function normalizeCycle(value: unknown, what: string): ZephyrCycle {
+  const c = value as Record<string, unknown> | null;
+  if (!c || typeof c !== 'object' || Array.isArray(c) || c.id === undefined || c.id === null) {
     throw new BadResponseError(
       'Zephyr',
       200,
       `Zephyr answered ${what} with something that is not a cycle (no "id"); is ZEPHYR_BASE_URL (zephyr.baseUrl) the ZAPI service root?`,
     );
   }
-  const c = value as Record<string, unknown>;
   const summaries = Array.isArray(c.executionSummaries) ? (c.executionSummaries as Array<Record<string, unknown>>) : undefined;
   return {
     ...(c as object),

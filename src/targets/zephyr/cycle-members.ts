@@ -53,17 +53,17 @@ export class CycleMembers {
     const invalid = new Set<string>();
     /** Keys of a job that failed, with why: one bad chunk must not hold back the keys of the others. */
     const failedWith = new Map<string, Error>();
-    const parts = chunk(missing, ADD_CHUNK);
-    const jobs = await Promise.allSettled(
-      parts.map(async (part) => {
-        const token = await this.client.addTests(cycle.id, part, projectId, versionId);
-        const progress = await waitForJob(this.client, token, this.jobs);
-        for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
+    await Promise.all(
+      chunk(missing, ADD_CHUNK).map(async (part) => {
+        try {
+          const token = await this.client.addTests(cycle.id, part, projectId, versionId);
+          const progress = await waitForJob(this.client, token, this.jobs);
+          for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
+        } catch (error) {
+          for (const k of part) failedWith.set(k, error as Error);
+        }
       }),
     );
-    jobs.forEach((j, i) => {
-      if (j.status === 'rejected') for (const k of parts[i]) failedWith.set(k, j.reason as Error);
-    });
     // Nothing added at all (the service down, say): each key says why, without a read that would fail too. The
     // keys already in the cycle still get their statuses; these are tried again with the next send.
     if (failedWith.size === missing.length) {

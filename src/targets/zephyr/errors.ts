@@ -1,21 +1,7 @@
-import type { HttpError } from '../../http/errors';
-import type { HttpResponse } from '../../http/client';
-import { httpError, parseAnswer, saidIn, type ErrorFacts, type MessageTable } from '../../http/exchange';
-import { serviceWords } from '../../http/words';
-
-/** Reads ZAPI's error envelope `{errorType, clientMessage, errorCode}` when there is one. */
-export function zapiMessage(text: string): { clientMessage?: string; errorCode?: number } {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return {};
-  }
-  return { clientMessage: serviceWords(text), errorCode: errorCodeOf(body) };
-}
+import { saidIn, type ErrorFacts, type MessageTable } from '../../http/exchange';
 
 /** ZAPI's `errorCode`; ids and codes travel as numbers or numeric strings. */
-export function errorCodeOf(body: unknown): number | undefined {
+function errorCodeOf(body: unknown): number | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const code = (body as { errorCode?: unknown }).errorCode;
   const n = typeof code === 'number' ? code : typeof code === 'string' && /^\s*\d+\s*$/.test(code) ? Number(code) : NaN;
@@ -49,14 +35,4 @@ export function zephyrMessages(baseUrl: string): MessageTable {
     if (f.status === 500 && errorCodeOf(f.json) === 104) return `Zephyr asked to try again (500, errorCode 104${said}) on ${f.where}.`;
     return undefined;
   };
-}
-
-/** Turns a non-2xx answer into an error whose message says what to check. */
-export function zephyrHttpError(method: string, path: string, res: HttpResponse, baseUrl: string, secrets: readonly string[]): HttpError {
-  return httpError({ service: 'Zephyr', messages: zephyrMessages(baseUrl), secrets }, method, path, res);
-}
-
-/** Parses a 2xx JSON body; anything else is a BadResponseError with a readable message. */
-export function parseJson<T>(method: string, path: string, res: HttpResponse): T {
-  return parseAnswer<T>('Zephyr', method, path, res, 'JSON');
 }

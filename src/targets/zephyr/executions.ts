@@ -1,4 +1,5 @@
 import { BadResponseError, HttpError } from '../../http/errors';
+import { chunk } from './job-answers';
 
 export const PAGE_SIZE = 50;
 
@@ -113,7 +114,7 @@ export class ExecutionReader {
     if (first && missing().length === 0) return [...found.values()];
     const size = first ? first.total : known! + missing().length;
     const pagesLeft = Math.ceil(Math.max(0, size - (first?.items.length ?? 0)) / PAGE_SIZE);
-    const byZql = inGroups(missing(), PAGE_SIZE);
+    const byZql = chunk(missing(), PAGE_SIZE);
     if (this.zqlUsable && byZql.length > 0 && byZql.length < pagesLeft) {
       const pages = await Promise.all(byZql.map((keys) => this.zql(zqlForKeys(cycle.projectId, cycle.name, keys))));
       if (pages.every((p) => p !== undefined)) {
@@ -151,8 +152,4 @@ export class ExecutionReader {
       return undefined;
     }
   }
-}
-
-function inGroups<T>(list: readonly T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 }

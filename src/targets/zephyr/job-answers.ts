@@ -61,5 +61,40 @@ export function normalizeJobProgress(value: unknown): JobProgress {
 export const jobDone = (p: JobProgress): boolean => Number(p.progress ?? 0) >= 1;
 
 /** The job's own error message, when it failed. */
-export const jobFailed = (p: JobProgress): string | undefined =>
-  typeof p.errorMessage === 'string' && p.errorMessage.trim() ? p.errorMessage.trim() : undefined;
+export const jobFailed = (p: JobProgress): string | undefined => p.errorMessage ?? undefined;
+
+/** A JSON list `field` of a job's message, as strings; undefined when the message has none (plain text). */
+function listIn(message: string | undefined, field: string): string[] | undefined {
+  try {
+    const list = (JSON.parse(message ?? '') as Record<string, unknown> | null)?.[field];
+    return Array.isArray(list) ? list.map(String) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keys an add-tests job reports as not added (unknown, or not Test issues). The wording of the
+ * message is not documented: read a JSON `invalid` list if present, else the keys named after
+ * "invalid"/"not found" in the same sentence. Only words a rejection: whether a key is in the cycle is
+ * read from the cycle, never from this.
+ */
+export function parseAddJobMessage(message: string | undefined): string[] {
+  const listed = listIn(message, 'invalid');
+  if (listed || !message) return listed ?? [];
+  const m = /(?:invalid|not found|not a test)[^:.]*:\s*([A-Z0-9_,\s-]+)/i.exec(message);
+  return m ? (m[1].match(/[A-Z][A-Z0-9_]*-\d+/g) ?? []) : [];
+}
+
+/**
+ * Execution ids a bulk status job says it could not find (an execution removed from the cycle since it was
+ * read): a JSON `notFound` list when the message has one. Production's wording is not established; a message
+ * without such a list names none, and the read-back's counts are the check then.
+ */
+export const parseBulkJobMessage = (message: string | undefined): string[] => listIn(message, 'notFound') ?? [];
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

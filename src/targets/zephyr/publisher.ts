@@ -17,7 +17,7 @@ import {
 } from '../../kit/target';
 import { findOrCreate } from '../../kit/find-or-create';
 import { withHint } from '../../http/errors';
-import { PROJECT_HINT, type ZephyrConfig } from './config';
+import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, zephyrRank } from './statuses';
 import type { JobWaitOptions } from './jobs';
@@ -176,27 +176,16 @@ export class ZephyrTarget implements Target {
     return this.evidence.stepCounts.lines();
   }
 
-  private runInfo(): RunInfo {
-    return this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
-  }
-
   /** Reuse by exact name, else create (safe under retries and racing shards, see findOrCreate). */
   private async findOrCreateCycle(name: string, followerWaitMs: number | undefined): Promise<ContainerInfo> {
     const { projectId, versionId } = this.cfg;
+    const { description, build, environment } = this.o.runInfo ?? { description: 'Published by playwright-tms-reporter' };
+    const about = { description, ...(build ? { build } : {}), ...(environment ? { environment } : {}) };
     const { value, reused } = await findOrCreate<ZephyrCycle>({
       lane: this.lane,
       label: 'cycle/create',
-      // Search order is creation order, so "first with this name" is the same for every shard.
-      find: async () =>
-        (await withHint(this.client.searchCycles(projectId, versionId), PROJECT_HINT(projectId, versionId))).filter(
-          (c) => c.name === name && String(c.id) !== '-1',
-        ),
-      create: () =>
-        this.client.createCycleOnce(name, projectId, versionId, {
-          description: this.runInfo().description,
-          ...(this.runInfo().build ? { build: this.runInfo().build } : {}),
-          ...(this.runInfo().environment ? { environment: this.runInfo().environment } : {}),
-        }),
+      find: () => this.client.cyclesNamed(name, projectId, versionId),
+      create: () => this.client.createCycleOnce(name, projectId, versionId, about),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
       discard: async (c) => void (await this.client.deleteCycle(String(c.id), projectId, versionId)),

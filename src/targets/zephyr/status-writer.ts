@@ -9,6 +9,8 @@ import { STEP_PASS, STEP_UNEXECUTED, type ExecutionEvidence } from './evidence';
 import { BULK_CHUNK, type ZephyrBudget } from './batching';
 
 type Member = { item: PlanItem; e: ZephyrExecution };
+/** One `write`: its cycle, where confirmed and failed results go, and the members whose PUT follows their bulk status. */
+type Write = { cycleId: string; result: PublishResult; onDone?: (items: readonly PlanItem[]) => void; after: ReadonlySet<Member> };
 
 /**
  * How the statuses of a cycle's executions are written, absolutely, so that every call is safe to repeat:
@@ -70,9 +72,9 @@ export class StatusWriter {
     const work: Array<Promise<void>> = [];
     for (const [group, same] of bulk) {
       const [status, stepStatus] = group.split('|').map((v) => (v === '' ? undefined : Number(v))) as [number, number | undefined];
-      for (const part of chunk(same, BULK_CHUNK)) work.push(this.bulk(part, status, stepStatus, result, onDone, { cycleId, after }));
+      for (const part of chunk(same, BULK_CHUNK)) work.push(this.bulk(part, status, stepStatus, { cycleId, result, onDone, after }));
     }
-    for (const m of puts) work.push(this.put(cycleId, m, result, onDone));
+    for (const m of puts) work.push(this.put(m, { cycleId, result, onDone, after }));
     await Promise.all(work);
   }
 
@@ -90,22 +92,13 @@ export class StatusWriter {
     return this.cfg.failureComments && !!item.comment;
   }
 
-  private async bulk(
-    part: Member[],
-    status: number,
-    stepStatus: number | undefined,
-    result: PublishResult,
-    onDone: ((items: readonly PlanItem[]) => void) | undefined,
-    /** Members whose PUT (their comment) follows their status here: that call confirms them. */
-    { cycleId, after }: { cycleId: string; after: ReadonlySet<Member> },
-  ): Promise<void> {
+  /** The members whose PUT follows (`w.after`) are confirmed by that call, the others here. */
+  private async bulk(part: Member[], status: number, stepStatus: number | undefined, w: Write): Promise<void> {
+    const { result, onDone, after } = w;
     let gone: Set<string>;
     try {
-      const token = await this.client.bulkStatus(
-        part.map((p) => p.e.id),
-        status,
-        stepStatus,
-      );
+      const ids = part.map((p) => p.e.id);
+      const token = await this.client.bulkStatus(ids, status, stepStatus);
       gone = new Set(parseBulkJobMessage((await waitForJob(this.client, token, this.budget.polling())).message));
     } catch (error) {
       result.failed.push(...part.map((p) => ({ item: p.item, reason: (error as Error).message })));
@@ -125,7 +118,7 @@ export class StatusWriter {
       this.staleSteps.delete(p.e.id);
     }
     // The comments go out now, behind every status in the lane (they are text); the others are confirmed meanwhile.
-    const comments = part.filter((p) => after.has(p)).map((p) => this.put(cycleId, p, result, onDone, true));
+    const comments = part.filter((p) => after.has(p)).map((p) => this.put(p, w, true));
     part = part.filter((p) => !after.has(p));
     // A failed test's step results, when no call of its own set them (failure comments off): after its status.
     const settled = await Promise.all(
@@ -149,13 +142,7 @@ export class StatusWriter {
   }
 
   /** `statusSet`: a bulk call just set its status, with the step results a bulk call gives: the PUT is for the comment. */
-  private async put(
-    cycleId: string,
-    { item, e }: Member,
-    result: PublishResult,
-    onDone?: (items: readonly PlanItem[]) => void,
-    statusSet = false,
-  ) {
+  private async put({ item, e }: Member, { cycleId, result, onDone }: Write, statusSet = false) {
     const { projectId, versionId } = this.cfg;
     // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
     const already = this.current(e) && e.statusId === Number(item.status) && e.comment === item.comment;
