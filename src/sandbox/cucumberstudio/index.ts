@@ -147,6 +147,8 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
       const bytes = store.attachments.get(id)?.bytes;
       return bytes ? Buffer.from(bytes) : undefined;
     },
+    // Results posted with no build: stored, as production does, and counted so that tests can assert none was sent.
+    counters: () => ({ resultsWithoutBuild: store.builds.noBuildResults }),
     snapshot: () => stateView(store),
     reset: () => store.reset(),
     env: (origin) => ({
