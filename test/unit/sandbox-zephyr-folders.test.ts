@@ -101,6 +101,9 @@ describe('zephyr sandbox: folders of a cycle', () => {
     const cycle = await call('GET', `/cycle/${cycleId}?${PV}&expand=executionSummaries`);
     expect(cycle.json.totalExecutions).toBe(4);
 
+    const zql = await call('POST', '/zql/search', { json: { zqlQuery: 'folderName in ("chromium")', maxRecords: 50 } });
+    expect(zql.json.searchObjectList.map((w: any) => w.issueKey)).toEqual(['PROJ-1', 'PROJ-3']);
+
     const s = state().cycles[0];
     expect(s.executions.map((e) => e.issueKey)).toEqual(['PROJ-1', 'PROJ-2']);
     expect(s.folders[0].executions.map((e) => e.issueKey)).toEqual(['PROJ-1', 'PROJ-3']);
