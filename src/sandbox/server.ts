@@ -23,6 +23,8 @@ export interface ServiceStats {
   overridden: number;
   /** Bytes of the answer bodies sent (what a client downloads). */
   bytesOut: number;
+  /** The module's own counters of what it was sent (`ServiceModule.counters`), when it keeps any. */
+  counters?: Record<string, number>;
   /** Only for the service given a former host: what reached it (not counted in `requests`, logged as route `former host`). */
   formerHost?: FormerHostStats;
 }
@@ -97,6 +99,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   const sockets = new Set<Socket>();
   let origin = '';
   let former: FormerHost | undefined;
+  const countersOf = (name: ServiceName) => ({ counters: modules.find((m) => m.name === name)?.counters?.() });
   const formerStats = (): FormerHostStats | undefined =>
     former && { origin: former.origin, status: former.status, requests: 0, byMethod: {} };
 
@@ -113,7 +116,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
     },
     env: () => Object.assign({}, ...modules.map((m) => m.env(former && m.name === options.formerHost?.service ? former.origin : origin))),
     state: () => Object.fromEntries(modules.map((m) => [m.name, m.snapshot()])),
-    stats: () => Object.fromEntries([...stats].map(([k, v]) => [k, structuredClone(v)])),
+    stats: () => Object.fromEntries([...stats].map(([k, v]) => [k, { ...structuredClone(v), ...countersOf(k) }])),
     log: () => requestLog.slice(),
     setFaults: (service, patch) => {
       const current = faults.get(service);

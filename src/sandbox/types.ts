@@ -110,6 +110,8 @@ export interface ServiceModule {
   faultResponse(): SandboxResponse;
   /** Serve an authenticated request. */
   handle(req: SandboxRequest): Promise<SandboxResponse> | SandboxResponse;
+  /** Counters of what the service was sent that tests assert on (in `stats()` as `counters`); absent when none. */
+  counters?(): Record<string, number>;
   /** Plain-JSON view of everything the service holds (for tests, demo and bench). */
   snapshot(): unknown;
   /** Forget everything except the seeded fixtures. */

@@ -256,6 +256,7 @@ describe('zephyr sandbox API', () => {
       environment: '',
       createdByAccountId: SUB,
       executions: expect.any(Array),
+      folders: [],
     });
     expect(run.executions[0]).toEqual({
       id: executionIds[0],

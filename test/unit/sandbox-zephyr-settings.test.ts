@@ -77,6 +77,7 @@ describe('zephyr sandbox settings: retryAfter', () => {
       jobTokenStyle: 'text',
       zql: 'indexed',
       addTestsMessage: 'json',
+      folderNames: 'case-insensitive',
     });
     const legacy = await start({ retryAfterHeader: true });
     expect(legacy.module.settings().retryAfter).toBe('seconds');
@@ -143,10 +144,17 @@ describe('zephyr sandbox settings: changed at run time', () => {
       jobTokenStyle: 'json-string',
       zql: 'indexed',
       addTestsMessage: 'json',
+      folderNames: 'case-insensitive',
     });
     h.sandbox.reset();
     expect(h.sandbox.settings()).toEqual({
-      zephyr: { retryAfter: 'zero', jobTokenStyle: 'json-string', zql: 'indexed', addTestsMessage: 'json' },
+      zephyr: {
+        retryAfter: 'zero',
+        jobTokenStyle: 'json-string',
+        zql: 'indexed',
+        addTestsMessage: 'json',
+        folderNames: 'case-insensitive',
+      },
     });
     expect((await limitedAnswer(h)).headers.get('retry-after')).toBe('0');
   });
@@ -157,7 +165,13 @@ describe('zephyr sandbox settings: changed at run time', () => {
       "zephyr sandbox: retryAfter must be one of 'none', 'zero', 'seconds', got \"later\"",
     );
     expect(() => h.module.configure({ retryAfterSeconds: 3 } as never)).toThrow(/unknown setting "retryAfterSeconds"/);
-    expect(h.module.settings()).toEqual({ retryAfter: 'none', jobTokenStyle: 'text', zql: 'indexed', addTestsMessage: 'json' });
+    expect(h.module.settings()).toEqual({
+      retryAfter: 'none',
+      jobTokenStyle: 'text',
+      zql: 'indexed',
+      addTestsMessage: 'json',
+      folderNames: 'case-insensitive',
+    });
     expect(() => createZephyrModule({ jobTokenStyle: 'xml' as never })).toThrow(/jobTokenStyle must be one of/);
   });
 
@@ -166,12 +180,14 @@ describe('zephyr sandbox settings: changed at run time', () => {
     const post = (body: unknown) => fetch(`${h.sandbox.origin}/__sandbox/settings`, { method: 'POST', body: JSON.stringify(body) });
     const ok = await post({ zephyr: { jobTokenStyle: 'object' } });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json' } });
+    expect(await ok.json()).toEqual({
+      zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json', folderNames: 'case-insensitive' },
+    });
     const bad = await post({ zephyr: { retryAfter: 5 } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/retryAfter must be one of/);
     expect(await (await fetch(`${h.sandbox.origin}/__sandbox/settings`)).json()).toEqual({
-      zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json' },
+      zephyr: { retryAfter: 'none', jobTokenStyle: 'object', zql: 'indexed', addTestsMessage: 'json', folderNames: 'case-insensitive' },
     });
   });
 });

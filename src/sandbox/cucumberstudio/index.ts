@@ -19,6 +19,10 @@
  * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
  * - Evidence: results keep `step-statuses` as sent and as shown (`step-statuses.ts`); result attachments can be
  *   uploaded (multipart `file`, 200) and listed (`attachments.ts`); downloading them is not served.
+ * - Builds and execution environments (`builds.ts`, `routes-builds.ts`): what production does is not established
+ *   for duplicate build names, a name sent to the environment's build create, results into a closed build,
+ *   environment name case and the run-level routes' refusal: each is a switch (`settings.ts`). Results posted
+ *   with no build are stored and counted (`counters().resultsWithoutBuild`, state `resultsWithoutBuild`).
  */
 import type { SandboxResponse, ServiceModule } from '../types';
 import { checkHeaders, isSignIn, signIn, type Credentials } from './auth';
@@ -147,6 +151,8 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
       const bytes = store.attachments.get(id)?.bytes;
       return bytes ? Buffer.from(bytes) : undefined;
     },
+    // Results posted with no build: stored, as production does, and counted so that tests can assert none was sent.
+    counters: () => ({ resultsWithoutBuild: store.builds.noBuildResults }),
     snapshot: () => stateView(store),
     reset: () => store.reset(),
     env: (origin) => ({

@@ -166,7 +166,9 @@ export function snapshotResource(store: CucumberStudioStore, snap: TestSnapshot,
   };
 }
 
+/** A result; one posted with no build links `build: {data: null}` (the reference's example) and no environment. */
 export function resultResource(store: CucumberStudioStore, result: TestResult): Resource {
+  const build = store.builds.buildOf(result);
   return {
     type: 'test-results',
     id: String(result.id),
@@ -177,12 +179,13 @@ export function resultResource(store: CucumberStudioStore, result: TestResult): 
       description: result.description,
       'step-statuses': result.stepStatuses.slice(),
       'test-snapshot-id': result.snapshotId,
+      ...(build ? { 'execution-environment-id': build.environmentId } : {}),
     },
     links: { self: `/test-results/${result.id}` },
     relationships: {
       'test-snapshot': { data: { type: 'test-snapshots', id: String(result.snapshotId) } },
-      build: { data: null },
-      'execution-environment': {},
+      build: { data: build ? { type: 'builds', id: String(build.id) } : null },
+      'execution-environment': build ? { data: { type: 'execution-environments', id: String(build.environmentId) } } : {},
     },
   };
 }

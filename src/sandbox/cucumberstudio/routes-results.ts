@@ -5,7 +5,9 @@
 import type { SandboxResponse } from '../types';
 import { attributesOf, MISSING_ATTRIBUTES, type RouteContext } from './context';
 import { errorResponse, ok, resultResource, snapshotResource } from './jsonapi';
-import { isStatus, normaliseStatus, STATUSES, type TestSnapshot } from './store';
+import type { Build } from './builds';
+import { buildOfRequest, buildResource, isAnswer } from './builds-requests';
+import { isStatus, normaliseStatus, STATUSES, type TestResult, type TestSnapshot } from './store';
 
 /** With `strictStepStatuses`: why `step-statuses` is refused, or null. Absent is fine. */
 function checkStepStatuses(value: unknown): string | null {
@@ -24,14 +26,9 @@ export function passRate(snap: TestSnapshot): string {
   return String(Math.round((100 * relevant.filter((r) => r.status === 'passed').length) / relevant.length));
 }
 
-/**
- * #84 — `status`, `status-author` and `description` are mandatory keys (description may be ""). `step-statuses`
- * are stored as sent and shown as the service reads them (`step-statuses.ts`); unknown values become `undefined`
- * unless `strictStepStatuses` rejects them.
- */
-export function postResult(ctx: RouteContext): SandboxResponse {
+/** The checked attributes of a new result, or the 422 that refuses them. */
+export function readResultAttributes(ctx: RouteContext): Record<string, unknown> | SandboxResponse {
   const { store, route } = ctx;
-  const snap = ctx.snapshot as TestSnapshot;
   const attrs = attributesOf(ctx.req.body);
   if (!attrs) return errorResponse(422, MISSING_ATTRIBUTES, route);
   const missing = ['status', 'status-author', 'description'].filter((k) => attrs[k] === undefined);
@@ -41,13 +38,37 @@ export function postResult(ctx: RouteContext): SandboxResponse {
   if (attrs.description !== null && typeof attrs.description !== 'string') return errorResponse(422, 'description must be a string', route);
   const stepError = store.settings.strictStepStatuses ? checkStepStatuses(attrs['step-statuses']) : null;
   if (stepError) return errorResponse(422, stepError, route);
-  const result = store.addResult(snap, {
+  return attrs;
+}
+
+/** Stores a result of `snap` in `build` (or in none, counted) from checked attributes. */
+export function storeResult(ctx: RouteContext, snap: TestSnapshot, attrs: Record<string, unknown>, build: Build | undefined): TestResult {
+  const result = ctx.store.addResult(snap, {
     status: attrs.status,
-    statusAuthor: attrs['status-author'],
-    description: attrs.description,
+    statusAuthor: attrs['status-author'] as string,
+    description: attrs.description as string | null,
     stepStatuses: attrs['step-statuses'],
   });
-  return ok(201, { data: resultResource(store, result), included: [snapshotResource(store, snap)] }, route);
+  ctx.store.builds.attach(result, build);
+  return result;
+}
+
+/**
+ * #84 — `status`, `status-author` and `description` are mandatory keys (description may be ""). `step-statuses`
+ * are stored as sent and shown as the service reads them (`step-statuses.ts`); unknown values become `undefined`
+ * unless `strictStepStatuses` rejects them. `relationships.build` / `execution-environment` choose the build
+ * (`routes-builds.ts`); with neither the result belongs to no build: stored, and counted.
+ */
+export function postResult(ctx: RouteContext): SandboxResponse {
+  const { store, route } = ctx;
+  const snap = ctx.snapshot as TestSnapshot;
+  const attrs = readResultAttributes(ctx);
+  if (isAnswer(attrs)) return attrs;
+  const target = buildOfRequest(ctx);
+  if (isAnswer(target)) return target;
+  const result = storeResult(ctx, snap, attrs, target.build);
+  const included = [snapshotResource(store, snap), ...(target.build ? [buildResource(store, target.build)] : [])];
+  return ok(201, { data: resultResource(store, result), included }, route);
 }
 
 /** #85 — any subset of status / status-author / description; unknown status → `undefined`. */

@@ -7,6 +7,7 @@ import type { SandboxRequest, SandboxResponse } from '../types';
 import { datasetResource, errorResponse, folderResource, ok, projectResource, scenarioResource } from './jsonapi';
 import { createRun, listRuns, archiveRuns, getRun, patchRun, listSnapshots, getSnapshot } from './runs';
 import { postResult, patchResult } from './routes-results';
+import { BUILD_ROUTES } from './routes-builds';
 import { isMultipart, listAttachments, uploadAttachment } from './attachments';
 import { includes, locked, type RouteContext } from './context';
 import type { CucumberStudioStore, Scenario } from './store';
@@ -45,6 +46,7 @@ const ROUTES: Route[] = [
   route('PATCH', TR, patchRun),
   route('GET', `${TR}/test_snapshots`, listSnapshots),
   route('GET', TS, getSnapshot),
+  ...BUILD_ROUTES.map(([method, path, handler]) => route(method, TR + path, handler)),
   route('POST', `${TS}/test_results`, postResult),
   route('PATCH', `${TS}/test_results/:rid`, patchResult),
   route('GET', `${TS}/test_results/:rid/attachments`, listAttachments),

@@ -50,6 +50,27 @@ export interface CucumberStudioSettings {
    * of results it stores. Clients that compare those with their own clock meet this in production. Default 0.
    */
   clockOffsetMs: number;
+  // ---- builds and execution environments (`builds.ts`): what production does is not established ----
+  /**
+   * Build names within one environment: `'repeat'` (default: the vendor's publisher says names repeat) or
+   * `'unique'` (the reference's wording: a second build of that name answers 422). A client finds its build by
+   * listing, never by a refused create.
+   */
+  buildNames: 'repeat' | 'unique';
+  /**
+   * `POST …/execution_environments/{e}/builds` with a `name`: `'ignore'` (default: documented with `{}` only, the
+   * build is called `Build N` and the client renames it by id) or `'honour'`.
+   */
+  environmentBuildName: 'ignore' | 'honour';
+  /** A result posted into a closed build: `'refuse'` (422, default) or `'accept'`. */
+  closedBuilds: 'refuse' | 'accept';
+  /** Environment names of one run clash when equal `'case-insensitive'` (trimmed; default) or only `'exact'`ly. */
+  environmentNames: 'case-insensitive' | 'exact';
+  /**
+   * Status of the run-level build routes (`…/builds`, `…/builds/current`) once a run has two environments
+   * (status and body are not known: a client must treat any non-2xx so). Default 422.
+   */
+  runLevelBuildsStatus: 400 | 403 | 404 | 422 | 500;
 }
 
 export const SETTING_DEFAULTS: CucumberStudioSettings = {
@@ -64,6 +85,11 @@ export const SETTING_DEFAULTS: CucumberStudioSettings = {
   strictStepStatuses: false,
   readdScenario: 'skip',
   clockOffsetMs: 0,
+  buildNames: 'repeat',
+  environmentBuildName: 'ignore',
+  closedBuilds: 'refuse',
+  environmentNames: 'case-insensitive',
+  runLevelBuildsStatus: 422,
 };
 
 type Check = (v: unknown) => boolean;
@@ -92,6 +118,11 @@ const CHECKS: Record<keyof CucumberStudioSettings, [Check, string]> = {
   strictStepStatuses: [boolean, 'a boolean'],
   readdScenario: [oneOf(['skip', 'duplicate']), "'skip' or 'duplicate'"],
   clockOffsetMs: [(v) => typeof v === 'number' && Number.isFinite(v), 'a number of ms'],
+  buildNames: [oneOf(['repeat', 'unique']), "'repeat' or 'unique'"],
+  environmentBuildName: [oneOf(['ignore', 'honour']), "'ignore' or 'honour'"],
+  closedBuilds: [oneOf(['refuse', 'accept']), "'refuse' or 'accept'"],
+  environmentNames: [oneOf(['case-insensitive', 'exact']), "'case-insensitive' or 'exact'"],
+  runLevelBuildsStatus: [oneOf([400, 403, 404, 422, 500]), '400, 403, 404, 422 or 500'],
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

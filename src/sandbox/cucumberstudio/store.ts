@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { seededRandom } from '../limits';
+import { BuildBook } from './builds';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
 import { checkSettings, type CucumberStudioSettings } from './settings';
 import { mapStepStatuses } from './step-statuses';
@@ -35,6 +36,8 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly snapshots = new Map<number, TestSnapshot>();
   readonly results = new Map<number, TestResult>();
   readonly attachments = new Map<number, Attachment>();
+  /** Execution environments and builds of the runs, and which build each result went to. */
+  readonly builds: BuildBook;
   private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
 
   /** Drawn once per gated request in `mixed` mode; re-seeded on reset so a scenario replays the same answers. */
@@ -46,6 +49,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   ) {
     super(config);
     this.random = seededRandom(settings.seed);
+    this.builds = new BuildBook(this.base);
   }
 
   /** Applies a checked settings patch (throws on a bad key or value, leaving the settings unchanged). */
@@ -64,6 +68,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     this.snapshots.clear();
     this.results.clear();
     this.attachments.clear();
+    this.builds.reset();
     this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
     this.random = seededRandom(this.settings.seed);
   }
@@ -135,6 +140,7 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
       snapshots: [],
     };
     this.runs.set(run.id, run);
+    this.builds.environmentsOf(run); // its `Default` environment exists from the start
     this.addScenarios(run, input.scenarioIds);
     run.updatedAt = run.createdAt;
     return run;

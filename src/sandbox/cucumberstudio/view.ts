@@ -3,6 +3,8 @@ import type { CucumberStudioStore, Scenario } from './store';
 
 export interface CucumberStudioStateView {
   projects: Array<{ id: number; name: string }>;
+  /** Results stored with no build (neither a build nor an environment sent): this project never posts one. */
+  resultsWithoutBuild: number;
   testRuns: Array<{
     id: number;
     name: string;
@@ -15,6 +17,12 @@ export interface CucumberStudioStateView {
     scenarioIds: number[];
     /** `{}` while generating, else the seven counters. */
     statuses: Record<string, number>;
+    /** Execution environments (`Default` first) with their builds, oldest first. */
+    environments: Array<{
+      id: number;
+      name: string;
+      builds: Array<{ id: number; name: string; running: boolean; closedAt: string | null; resultIds: number[] }>;
+    }>;
     /** Tests that exist now (not those still being generated). */
     snapshots: Array<{
       id: number;
@@ -26,6 +34,8 @@ export interface CucumberStudioStateView {
       stepCount: number;
       results: Array<{
         id: number;
+        /** The build it was posted into; null when none (see `resultsWithoutBuild`). */
+        buildId: number | null;
         status: string;
         statusAuthor: string;
         description: string | null;
@@ -49,6 +59,7 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
   const now = store.now();
   return {
     projects: [{ id: store.config.projectId, name: store.config.projectName }],
+    resultsWithoutBuild: store.builds.noBuildResults,
     testRuns: [...store.runs.values()].map((run) => ({
       id: run.id,
       name: run.name,
@@ -58,6 +69,17 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
       generating: store.isGenerating(run, now),
       scenarioIds: run.scenarioIds.slice(),
       statuses: store.statuses(run, now),
+      environments: store.builds.environmentsOf(run).map((e) => ({
+        id: e.id,
+        name: e.name,
+        builds: store.builds.buildsOf(e).map((b) => ({
+          id: b.id,
+          name: b.name,
+          running: b.closedAt === null,
+          closedAt: b.closedAt === null ? null : new Date(b.closedAt).toISOString(),
+          resultIds: b.resultIds.slice(),
+        })),
+      })),
       snapshots: run.snapshots
         .filter((s) => store.isReady(s, now))
         .map((s) => ({
@@ -69,6 +91,7 @@ export function stateView(store: CucumberStudioStore): CucumberStudioStateView {
           stepCount: store.steps(store.scenario(s.scenarioId) as Scenario, s.dataset).length,
           results: s.results.map((r) => ({
             id: r.id,
+            buildId: store.builds.buildOf(r)?.id ?? null,
             status: r.status,
             statusAuthor: r.statusAuthor,
             description: r.description,

@@ -23,6 +23,8 @@ export interface Execution {
   projectId: number;
   versionId: number;
   cycleId: string;
+  /** The folder of the cycle it is filed in; null when it sits in the cycle's root. */
+  folderId: string | null;
   orderId: number;
   statusId: number;
   comment: string;
@@ -35,4 +37,25 @@ export interface Execution {
   statusChanges: number;
   /** `clone` only for executions copied by `POST /cycle?clonedCycleId=`. */
   createdVia: 'add-tests' | 'post' | 'clone';
+}
+
+/**
+ * A folder of a cycle (§3.6): one level deep, its own executions (the same issue may also sit in the cycle root and
+ * in other folders, each a separate execution). Names are unique within the cycle (`folders.ts`).
+ */
+export interface Folder {
+  id: string;
+  name: string;
+  description: string;
+  cycleId: string;
+  projectId: number;
+  versionId: number;
+  createdByAccountId: string;
+  modifiedByAccountId: string;
+  creationDate: number;
+  nextOrderId: number;
+  /** Kept in orderId order. */
+  executions: Execution[];
+  /** Same executions by issueId (a test is in a folder at most once). */
+  byIssue: Map<number, Execution>;
 }

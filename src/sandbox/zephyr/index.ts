@@ -11,7 +11,7 @@ import { StepCatalog, type TestStepsOption } from './steps';
 
 export type { ZephyrSnapshot } from './views';
 export type { TestStepsOption } from './steps';
-export type { JobTokenStyle, RetryAfterStyle, ZephyrSettings, ZqlStyle } from './settings';
+export type { FolderNames, JobTokenStyle, RetryAfterStyle, ZephyrSettings, ZqlStyle } from './settings';
 export { verifyToken } from './auth';
 export { canonicalQuery, canonicalRequest, canonicalUri, computeQsh } from './qsh';
 
@@ -103,6 +103,7 @@ export function createZephyrModule(options: ZephyrSandboxOptions = {}): ZephyrMo
       retryAfter: options.retryAfter ?? (options.retryAfterHeader ? 'seconds' : undefined),
       jobTokenStyle: options.jobTokenStyle,
       zql: options.zql,
+      folderNames: options.folderNames,
     }),
   };
   const keys = new Map<string, Credentials>([[accessKey, { accessKey, secretKey }]]);

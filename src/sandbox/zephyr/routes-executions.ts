@@ -12,6 +12,7 @@ import {
   queryInt,
   requiredJiraId,
 } from './http';
+import { folderIn } from './folders';
 import { queryProjectVersion } from './routes-cycles';
 import { AD_HOC_ID, type Execution, type ZephyrStore } from './store';
 import { executionWrapper } from './views';
@@ -60,17 +61,18 @@ function createExecution(c: RouteContext) {
   c.store.checkProjectVersion(projectId, versionId);
   const issue = c.store.issueById(issueId);
   if (!issue) throw notFound(`Issue ${issueId} does not exist or is not a Test of project ${projectId}.`);
-  if (body.folderId !== undefined && body.folderId !== null && body.folderId !== '') {
-    throw new ApiError(400, 'Folders are not supported by the sandbox.', ERR.invalid);
-  }
   const cycleId = optionalZephyrId(body.cycleId, 'cycleId') ?? AD_HOC_ID;
   const cycle = c.store.cycle(cycleId, projectId, versionId);
+  // `folderId` files the execution in that folder of the cycle (field evidence); "already exist" is per folder.
+  const folderId = optionalZephyrId(body.folderId, 'folderId');
+  const folder = folderId === undefined ? undefined : folderIn(c.store, cycle, folderId);
   const statusId = statusObject(c.store, body.status);
   const comment = optionalText(body.comment, 'comment');
-  if (c.store.executionOf(cycle, issue.id)) {
-    throw new ApiError(400, `Execution already exist for issue ${issue.key} in cycle ${cycle.name} (${cycle.id}).`, ERR.generic);
+  if ((folder ?? cycle).byIssue.has(issue.id)) {
+    const where = folder ? `folder ${folder.name} (${folder.id}) of cycle ${cycle.name}` : `cycle ${cycle.name} (${cycle.id})`;
+    throw new ApiError(400, `Execution already exist for issue ${issue.key} in ${where}.`, ERR.generic);
   }
-  const e = c.store.addExecution(cycle, issue, c.sub, 'post');
+  const e = c.store.addExecution(cycle, issue, c.sub, 'post', folder);
   if (comment !== undefined) e.comment = comment;
   // A status given at creation is applied but not counted in statusChanges (only PUT/bulk count).
   if (statusId !== undefined && statusId !== e.statusId) c.store.setStatus(e, statusId, c.sub, false);
@@ -92,9 +94,9 @@ function updateExecution(c: RouteContext) {
   if (cycleId !== undefined && cycleId !== e.cycleId) throw notFound(`Execution ${e.id} is not in cycle ${cycleId}.`);
   const versionId = optionalJiraId(body.versionId, 'versionId');
   if (versionId !== undefined && versionId !== e.versionId) throw notFound(`Execution ${e.id} is not in version ${versionId}.`);
-  if (body.folderId !== undefined && body.folderId !== null && body.folderId !== '') {
-    throw new ApiError(400, 'Folders are not supported by the sandbox.', ERR.invalid);
-  }
+  // A client may repeat the execution's folder (field evidence); another folder is an error.
+  const folderId = optionalZephyrId(body.folderId, 'folderId');
+  if (folderId !== undefined && folderId !== e.folderId) throw notFound(`Execution ${e.id} is not in folder ${folderId}.`);
   const statusId = statusObject(c.store, body.status);
   const comment = optionalText(body.comment, 'comment');
   if (comment !== undefined) e.comment = comment;

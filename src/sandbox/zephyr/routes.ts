@@ -5,6 +5,7 @@ import type { ZephyrSettings } from './settings';
 import type { ZephyrStore } from './store';
 import { ok, type Route } from './context';
 import { cycleRoutes } from './routes-cycles';
+import { folderRoutes } from './routes-folders';
 import { executionRoutes } from './routes-executions';
 import { jobRoutes } from './routes-jobs';
 import { attachmentRoutes } from './routes-attachments';
@@ -19,7 +20,15 @@ const serverRoutes: Route[] = [
   { method: 'GET', path: '/execution/statuses', handler: (c) => ok(c.store.cfg.statuses.map((s) => ({ ...s }))) },
 ];
 
-export const ROUTES: Route[] = [...serverRoutes, ...cycleRoutes, ...executionRoutes, ...jobRoutes, ...stepRoutes, ...attachmentRoutes];
+export const ROUTES: Route[] = [
+  ...serverRoutes,
+  ...cycleRoutes,
+  ...folderRoutes,
+  ...executionRoutes,
+  ...jobRoutes,
+  ...stepRoutes,
+  ...attachmentRoutes,
+];
 
 /** Special 405 wording where the plain one would mislead: executions are never created with GET (pitfall §7.9). */
 const METHOD_HINTS: Record<string, string> = {

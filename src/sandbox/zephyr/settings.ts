@@ -41,11 +41,22 @@ export const ZQL_STYLES: readonly ZqlStyle[] = ['indexed', 'stale', 'absent'];
 export type AddTestsMessageStyle = 'json' | 'text';
 export const ADD_TESTS_MESSAGE_STYLES: readonly AddTestsMessageStyle[] = ['json', 'text'];
 
+/**
+ * How folder names of one cycle are compared for uniqueness (production answers a duplicate with 400 / 152; its
+ * comparison rule is not established, field evidence):
+ * - `'case-insensitive'`: trimmed and case-insensitive, `Chromium` clashes with ` chromium` (default: a client must
+ *   look for an existing folder the same way before creating, and after a 152);
+ * - `'exact'`: only the very same name clashes.
+ */
+export type FolderNames = 'case-insensitive' | 'exact';
+export const FOLDER_NAMES: readonly FolderNames[] = ['case-insensitive', 'exact'];
+
 export interface ZephyrSettings {
   retryAfter: RetryAfterStyle;
   jobTokenStyle: JobTokenStyle;
   zql: ZqlStyle;
   addTestsMessage: AddTestsMessageStyle;
+  folderNames: FolderNames;
 }
 
 export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = {
@@ -53,6 +64,7 @@ export const ZEPHYR_SETTING_DEFAULTS: ZephyrSettings = {
   jobTokenStyle: 'text',
   zql: 'indexed',
   addTestsMessage: 'json',
+  folderNames: 'case-insensitive',
 };
 
 const CHECKS: Record<keyof ZephyrSettings, readonly string[]> = {
@@ -60,6 +72,7 @@ const CHECKS: Record<keyof ZephyrSettings, readonly string[]> = {
   jobTokenStyle: JOB_TOKEN_STYLES,
   zql: ZQL_STYLES,
   addTestsMessage: ADD_TESTS_MESSAGE_STYLES,
+  folderNames: FOLDER_NAMES,
 };
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { EvidenceStore } from './evidence';
 import { ApiError, ERR, notFound } from './http';
 import type { StepCatalog } from './steps';
-import type { Execution, Issue, StatusDef } from './entities';
+import type { Execution, Folder, Issue, StatusDef } from './entities';
 
-export type { Execution, Issue, StatusDef } from './entities';
+export type { Execution, Folder, Issue, StatusDef } from './entities';
 
 export const BUILTIN_STATUSES: readonly StatusDef[] = [
   { id: -1, name: 'UNEXECUTED', description: 'The test has not yet been executed.', color: '#A0A0A0', type: 0 },
@@ -59,6 +59,8 @@ export class ZephyrStore {
   /** Ad hoc pseudo-cycles by `projectId:versionId`, created on first use. */
   readonly adHoc = new Map<string, Cycle>();
   readonly executions = new Map<string, Execution>();
+  /** Folders of every cycle, in creation order (`folders.ts`). */
+  readonly folders = new Map<string, Folder>();
   /** Step results and attachments of the executions. */
   readonly evidence: EvidenceStore;
 
@@ -70,6 +72,7 @@ export class ZephyrStore {
     this.cycles.clear();
     this.adHoc.clear();
     this.executions.clear();
+    this.folders.clear();
     this.evidence.reset();
   }
 
@@ -180,10 +183,13 @@ export class ZephyrStore {
 
   deleteCycle(cycle: Cycle): void {
     if (cycle.adHoc) throw new ApiError(400, 'The Ad hoc cycle cannot be deleted.', ERR.invalid);
-    for (const e of cycle.executions) {
+    // The cycle goes with its folders and their executions.
+    const folders = [...this.folders.values()].filter((f) => f.cycleId === cycle.id);
+    for (const e of [...cycle.executions, ...folders.flatMap((f) => f.executions)]) {
       this.executions.delete(e.id);
       this.evidence.forget(e.id);
     }
+    for (const f of folders) this.folders.delete(f.id);
     this.cycles.delete(cycle.id);
   }
 
@@ -193,8 +199,10 @@ export class ZephyrStore {
     return cycle.byIssue.get(issueId);
   }
 
-  addExecution(cycle: Cycle, issue: Issue, sub: string, via: Execution['createdVia']): Execution {
+  /** A new UNEXECUTED execution in the cycle's root, or in `folder` (a folder of that cycle) when given. */
+  addExecution(cycle: Cycle, issue: Issue, sub: string, via: Execution['createdVia'], folder?: Folder): Execution {
     const now = Date.now();
+    const holder = folder ?? cycle;
     const execution: Execution = {
       id: randomUUID(),
       issueId: issue.id,
@@ -202,7 +210,8 @@ export class ZephyrStore {
       projectId: cycle.projectId,
       versionId: cycle.versionId,
       cycleId: cycle.id,
-      orderId: cycle.nextOrderId++,
+      folderId: folder?.id ?? null,
+      orderId: holder.nextOrderId++,
       statusId: UNEXECUTED,
       comment: '',
       executedOn: null,
@@ -213,8 +222,8 @@ export class ZephyrStore {
       statusChanges: 0,
       createdVia: via,
     };
-    cycle.executions.push(execution);
-    cycle.byIssue.set(execution.issueId, execution);
+    holder.executions.push(execution);
+    holder.byIssue.set(execution.issueId, execution);
     this.executions.set(execution.id, execution);
     this.evidence.executionAdded(execution, issue, sub);
     return execution;
@@ -237,11 +246,22 @@ export class ZephyrStore {
   deleteExecution(execution: Execution): void {
     this.executions.delete(execution.id);
     this.evidence.forget(execution.id);
-    const cycle = this.containerOf(execution);
-    if (cycle) {
-      cycle.executions = cycle.executions.filter((e) => e.id !== execution.id);
-      cycle.byIssue.delete(execution.issueId);
+    const holder = this.holderOf(execution);
+    if (holder) {
+      holder.executions = holder.executions.filter((e) => e.id !== execution.id);
+      holder.byIssue.delete(execution.issueId);
     }
+  }
+
+  /** The list an execution sits in: its folder, else its cycle's root. */
+  holderOf(execution: Execution): Cycle | Folder | undefined {
+    return execution.folderId !== null ? this.folders.get(execution.folderId) : this.containerOf(execution);
+  }
+
+  /** The cycle's root executions and those of its folders: what the cycle's counts include (§3.5). */
+  allExecutionsOf(cycle: Cycle): Execution[] {
+    const inFolders = cycle.adHoc ? [] : [...this.folders.values()].filter((f) => f.cycleId === cycle.id).flatMap((f) => f.executions);
+    return [...cycle.executions, ...inFolders];
   }
 
   containerOf(execution: Execution): Cycle | undefined {
@@ -250,10 +270,11 @@ export class ZephyrStore {
       : this.cycles.get(execution.cycleId);
   }
 
-  /** Cycle status: 'not executed' (nothing run, incl. empty), 'done' (≥1 execution, all run), else 'in progress'. */
+  /** Cycle status over root and folder executions: 'not executed' (nothing run, incl. empty), 'done' (≥1 execution, all run), else 'in progress'. */
   cycleStatus(cycle: Cycle): 'not executed' | 'in progress' | 'done' {
-    const executed = cycle.executions.filter((e) => e.statusId !== UNEXECUTED).length;
+    const all = this.allExecutionsOf(cycle);
+    const executed = all.filter((e) => e.statusId !== UNEXECUTED).length;
     if (executed === 0) return 'not executed';
-    return executed === cycle.executions.length ? 'done' : 'in progress';
+    return executed === all.length ? 'done' : 'in progress';
   }
 }

@@ -1,4 +1,5 @@
 import { UNEXECUTED, type Cycle, type Execution, type ZephyrStore } from './store';
+import { foldersOf } from './folders';
 import { executionEvidence, type ExecutionEvidenceSnapshot } from './views-evidence';
 
 /** Cycle object (§3.5) plus `status`; with `expand=executionSummaries` also the totals and per-status counts. */
@@ -23,10 +24,12 @@ export function cycleView(store: ZephyrStore, cycle: Cycle, expand: string | nul
     status: store.cycleStatus(cycle),
   };
   if (expandIncludes(expand, 'executionSummaries')) {
+    // The counts include the folders' executions, which the cycle search does not list (§3.5, field evidence).
+    const all = store.allExecutionsOf(cycle);
     const counts = new Map<number, number>();
-    for (const e of cycle.executions) counts.set(e.statusId, (counts.get(e.statusId) ?? 0) + 1);
-    view.totalExecutions = cycle.executions.length;
-    view.totalExecuted = cycle.executions.filter((e) => e.statusId !== UNEXECUTED).length;
+    for (const e of all) counts.set(e.statusId, (counts.get(e.statusId) ?? 0) + 1);
+    view.totalExecutions = all.length;
+    view.totalExecuted = all.filter((e) => e.statusId !== UNEXECUTED).length;
     view.executionSummaries = [...counts]
       .sort((a, b) => a[0] - b[0])
       .map(([id, count]) => {
@@ -53,7 +56,7 @@ export function executionWrapper(store: ZephyrStore, e: Execution): Record<strin
     versionId: e.versionId,
     cycleId: e.cycleId,
     cycleName: cycle?.name ?? '',
-    folderId: null,
+    folderId: e.folderId,
     orderId: e.orderId,
     status: { ...status },
     executionStatus: String(e.statusId),
@@ -92,6 +95,33 @@ export function executionWrapper(store: ZephyrStore, e: Execution): Record<strin
   };
 }
 
+export type ExecutionSnapshot = {
+  id: string;
+  issueId: number;
+  issueKey: string;
+  statusId: number;
+  comment: string;
+  executedOn: number | null;
+  orderId: number;
+  statusChanges: number;
+  createdVia: Execution['createdVia'];
+} & ExecutionEvidenceSnapshot;
+
+function executionSnapshot(store: ZephyrStore, e: Execution): ExecutionSnapshot {
+  return {
+    id: e.id,
+    issueId: e.issueId,
+    issueKey: e.issueKey,
+    statusId: e.statusId,
+    comment: e.comment,
+    executedOn: e.executedOn,
+    orderId: e.orderId,
+    statusChanges: e.statusChanges,
+    createdVia: e.createdVia,
+    ...executionEvidence(store, e),
+  };
+}
+
 export interface ZephyrSnapshot {
   cycles: {
     id: string;
@@ -102,17 +132,10 @@ export interface ZephyrSnapshot {
     build: string;
     environment: string;
     createdByAccountId: string;
-    executions: ({
-      id: string;
-      issueId: number;
-      issueKey: string;
-      statusId: number;
-      comment: string;
-      executedOn: number | null;
-      orderId: number;
-      statusChanges: number;
-      createdVia: Execution['createdVia'];
-    } & ExecutionEvidenceSnapshot)[];
+    /** The cycle's root executions only (as `executions/search/cycle` lists them). */
+    executions: ExecutionSnapshot[];
+    /** The cycle's folders in creation order, each with its own executions. */
+    folders: { id: string; name: string; description: string; executions: ExecutionSnapshot[] }[];
   }[];
   jobs: { total: number; pending: number };
   statuses: { id: number; name: string; description: string; color: string; type: number }[];
@@ -130,17 +153,12 @@ export function snapshotCycles(store: ZephyrStore): ZephyrSnapshot['cycles'] {
     build: c.build,
     environment: c.environment,
     createdByAccountId: c.createdByAccountId,
-    executions: c.executions.map((e) => ({
-      id: e.id,
-      issueId: e.issueId,
-      issueKey: e.issueKey,
-      statusId: e.statusId,
-      comment: e.comment,
-      executedOn: e.executedOn,
-      orderId: e.orderId,
-      statusChanges: e.statusChanges,
-      createdVia: e.createdVia,
-      ...executionEvidence(store, e),
+    executions: c.executions.map((e) => executionSnapshot(store, e)),
+    folders: foldersOf(store, c).map((f) => ({
+      id: f.id,
+      name: f.name,
+      description: f.description,
+      executions: f.executions.map((e) => executionSnapshot(store, e)),
     })),
   }));
 }

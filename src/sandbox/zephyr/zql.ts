@@ -106,7 +106,7 @@ function fieldValues(store: ZephyrStore, e: Execution, field: string): string[] 
     case 'cyclename':
       return [store.containerOf(e)?.name ?? ''];
     case 'foldername':
-      return []; // the sandbox has no folders
+      return e.folderId === null ? [] : [store.folders.get(e.folderId)?.name ?? ''];
     case 'issue':
       return [e.issueKey, String(e.issueId)];
     case 'executionstatus':
