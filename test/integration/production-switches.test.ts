@@ -77,10 +77,11 @@ interface CsOutcome extends Recorded<{ summary: RunSummary; output: string }> {
   outboxDir: string;
 }
 const csOutcomes = new Map<string, CsOutcome>();
+const csSandboxes: RunningSandbox[] = [];
 const csEnv = (target: RunningSandbox) => Object.fromEntries(Object.entries(target.env()).filter(([k]) => k.startsWith('CUCUMBERSTUDIO_')));
 
 beforeAll(async () => {
-  const sandboxes: RunningSandbox[] = [];
+  const sandboxes = csSandboxes;
   for (const c of CS_CASES) {
     let s: RunningSandbox | undefined;
     /**
@@ -92,7 +93,6 @@ beforeAll(async () => {
     s = await testSandbox({ formerHost: { service: 'cucumberstudio' }, cucumberstudio: { generationDelayMs: 2500, now: listReadClock } });
     s.configure('cucumberstudio', c.settings);
     sandboxes.push(s);
-    csSandboxes.push(s);
   }
   const before = sandboxes.map((s) => ({ log: s.log().length, stats: s.stats().cucumberstudio }));
   const instances = CS_CASES.map((c, i) => ({
@@ -109,9 +109,12 @@ beforeAll(async () => {
   });
   CS_CASES.forEach((c, i) => {
     const after = sandboxes[i].stats().cucumberstudio;
+    const file = path.join(run.dir, `summary-${i}.json`);
+    // A missing summary (an instance that crashed) fails its own case, not the others.
+    const summary = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { targets: {} }) as RunSummary;
     csOutcomes.set(c.name, {
       sandbox: sandboxes[i],
-      value: { summary: JSON.parse(fs.readFileSync(path.join(run.dir, `summary-${i}.json`), 'utf8')) as RunSummary, output: run.output },
+      value: { summary, output: run.output },
       log: sandboxes[i]
         .log()
         .slice(before[i].log)
@@ -122,7 +125,6 @@ beforeAll(async () => {
     });
   });
 }, 300_000);
-const csSandboxes: RunningSandbox[] = [];
 afterAll(async () => {
   for (const s of csSandboxes) await s.close();
 });
