@@ -42,6 +42,11 @@ export interface RunOptions {
   use?: Record<string, unknown>;
   /** Options of a second instance of the reporter in the same config (live runs). */
   secondReporter?: Record<string, unknown>;
+  /**
+   * Options of further instances after those (live runs): one Playwright run publishing the same tests to several
+   * sandboxes, one instance each (its own baseUrl, outboxDir, summaryFile), instead of one run per sandbox.
+   */
+  moreReporters?: Record<string, unknown>[];
 }
 
 export interface RunResult {
@@ -151,7 +156,7 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   });
   let result: { exitCode: number; output: string };
   if ((o.mode ?? 'live') === 'live') {
-    const second = o.secondReporter ? [['playwright-tms-reporter', o.secondReporter]] : [];
+    const second = [o.secondReporter, ...(o.moreReporters ?? [])].filter((r) => r).map((r) => ['playwright-tms-reporter', r]);
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms, ...second], o));
     result = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, env);
   } else {

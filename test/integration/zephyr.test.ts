@@ -14,7 +14,6 @@ import {
   zephyrCycles,
   zephyrStatuses,
 } from './harness';
-import { ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -28,35 +27,7 @@ function secretsOf(env: Record<string, string>): string[] {
   return [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].filter(Boolean).map((s) => s.trim());
 }
 
-describe.each(MODES)('Zephyr publishing (%s)', (mode) => {
-  it('ends with exactly one execution per key, each with its mapped status', async () => {
-    const name = `statuses ${mode}`;
-    // Debug logging on: every request is logged, and still no secret may appear.
-    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_DEBUG: '1' };
-    const run = await runPlaywright({ files: ZEPHYR_SUITE, env, retries: 1, mode });
-    expect(run.output).toMatch(/debug: Zephyr GET \/connect\/public\/rest\/api\/1\.0\/cycles\/search\?projectId=10000&versionId=-1 -> 200/);
-    expect(run.output).not.toMatch(/eyJ[A-Za-z0-9_-]{8,}\./); // no JWT
-    expect(run.output).toContain('Zephyr Squad: cycle "statuses');
-    expect(run.output).not.toContain('unknown option'); // Playwright's own configDir / _mode keys are accepted
-    expect(zephyrStatuses(sandbox, name)).toEqual(ZEPHYR_EXPECTED);
-    const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
-    const byKey = Object.fromEntries(cycle.executions.map((e) => [e.issueKey, e]));
-    expect(byKey['PROJ-3'].comment).toContain('Expected: 2');
-    expect(byKey['PROJ-3'].comment).not.toMatch(/\u001b\[/);
-    expect(byKey['PROJ-9'].comment).toContain('shared key must fail');
-    expect(byKey['PROJ-4'].comment).toContain('Flaky');
-    expect(byKey['PROJ-5'].statusChanges).toBe(0);
-    const z = run.summary!.targets.zephyr!;
-    expect(z).toMatchObject({ published: 11, unsent: 0, unmapped: 1, errors: [] });
-    expect(z.countsByStatus).toEqual({ PASS: 7, FAIL: 3, UNEXECUTED: 1 });
-    expect(z.verify?.ok).toBe(true);
-    expect(outboxFiles(run.outboxDir)).toEqual([]);
-    for (const s of secretsOf(env)) {
-      expect(run.output).not.toContain(s);
-      expect(allFileText(run.dir)).not.toContain(s);
-    }
-  });
-});
+// The status table published live and merged: publishing.test.ts (one run for both services).
 
 describe.each(['live'] as const)('credentials in a test error (%s)', (mode) => {
   it("a test that prints the run's own credentials (in its title, error and a text attachment): they reach neither the services nor the outbox", async () => {
