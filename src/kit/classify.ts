@@ -1,6 +1,5 @@
 import { BadResponseError, HttpError, NetworkError } from '../http/errors';
 import { rateLimitWait } from './retry-timing';
-import { UnreachableError } from './reachability';
 
 export type Failure =
   | { kind: 'rate-limited'; waitMs: number | undefined }
@@ -47,7 +46,6 @@ export function classify(error: unknown, nowMs = Date.now()): Failure {
     // HTML 502/503 pages from a proxy are transient; an unreadable 2xx body is not worth repeating.
     return error.status >= 500 ? { kind: 'transient', ambiguous: true } : { kind: 'fatal' };
   }
-  // A service given up for this run (UnreachableError) is final here: the loop that gave up decided once.
-  if (error instanceof UnreachableError) return { kind: 'fatal' };
+  // Anything else, a service given up for this run (UnreachableError) included, is final: the loop that gave up decided once.
   return { kind: 'fatal' };
 }

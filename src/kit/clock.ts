@@ -14,6 +14,11 @@ export function safeDelay(ms: number): number {
   return Number.isNaN(ms) ? 0 : Math.min(MAX_TIMER_MS, Math.max(0, ms));
 }
 
+/** A duration for messages: "4.2 s", "37 s". */
+export function seconds(ms: number): string {
+  return ms < 10_000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms / 1000)} s`;
+}
+
 /**
  * `now` in ms; `sleep` may honour `signal` (the real one does, so an abort does not leave a timer keeping
  * Node alive); a clock that ignores it is still safe: the loop races every sleep against the signal itself.

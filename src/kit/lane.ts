@@ -1,8 +1,9 @@
+import PQueue from 'p-queue';
 import { BadResponseError, HttpError } from '../http/errors';
 import { attemptLoop, ready } from './attempts';
 import { classify, type Failure } from './classify';
 import { realClock, type Clock } from './clock';
-import { sleepWithin, type Deadline } from './deadline';
+import type { Deadline } from './deadline';
 import type { PacingEntry, PacingPeers } from './pacing-peers';
 import type { Reachability } from './reachability';
 import { backoffDelay, rateLimitDelay, type BackoffOptions, DEFAULT_BACKOFF } from './retry-timing';
@@ -42,13 +43,6 @@ export interface LaneOptions {
 export type CallPriority = 'status' | 'text' | 'file';
 const RANK: Record<CallPriority, number> = { status: 0, text: 1, file: 2 };
 
-/** A call waiting for its turn: woken (when it waits for one) as it becomes the first, or a slot frees. */
-interface Waiter {
-  rank: number;
-  seq: number;
-  wake?: () => void;
-}
-
 export interface LaneStats {
   calls: number;
   retries: number;
@@ -63,10 +57,14 @@ export interface LaneStats {
  */
 export class RequestLane {
   readonly stats: LaneStats = { calls: 0, retries: 0, rateLimited: 0, byLabel: {} };
-  /** Exchanges admitted (a slot and, under pacing, a window entry) and not yet answered. */
-  private active = 0;
-  /** Calls not yet admitted, most valuable first: only the first one looks for a slot. */
-  private readonly queue: Waiter[] = [];
+  /**
+   * The `concurrency` slots, handed out most valuable call first, in the order asked within a worth. p-queue 6:
+   * its last CommonJS major, loaded at once like the rest of this CommonJS package (7 and later are ESM only: an
+   * import() would put a wait for the module before the first call of every process).
+   */
+  private readonly queue: PQueue;
+  /** Calls not yet admitted, by worth (RANK). */
+  private readonly waiting = [0, 0, 0];
   private asked = 0;
   private pausedUntil = 0;
   /** Keys (see `retry`) whose last retry gave up after an attempt that may have been applied. */
@@ -79,6 +77,7 @@ export class RequestLane {
   constructor(private readonly o: LaneOptions) {
     this.clock = o.clock ?? realClock;
     this.random = o.random ?? Math.random;
+    this.queue = new PQueue({ concurrency: o.concurrency });
   }
 
   private now(): number {
@@ -96,7 +95,7 @@ export class RequestLane {
     const now = this.now();
     if (this.pausedUntil > now) return { free: 0, count: limit.count, windowMs: limit.windowMs };
     const counted = this.window.filter((e) => !e.done || e.t > now - limit.windowMs).length;
-    const queued = this.queue.length;
+    const queued = this.waiting[0] + this.waiting[1] + this.waiting[2];
     const others = this.o.peers?.others(now, limit.windowMs);
     const taken = counted + queued + (others ? others.counted + others.processes : 0);
     return { free: Math.max(0, limit.count - taken), count: limit.count, windowMs: limit.windowMs };
@@ -104,7 +103,7 @@ export class RequestLane {
 
   /** Calls waiting for their turn that go before a new call of `priority` (those of its worth included). */
   backlog(priority: CallPriority): number {
-    return this.queue.filter((w) => w.rank <= RANK[priority]).length;
+    return this.waiting.slice(0, RANK[priority] + 1).reduce((a, b) => a + b, 0);
   }
 
   /**
@@ -114,7 +113,7 @@ export class RequestLane {
   async send<T>(label: string, exchange: () => Promise<T>, priority?: CallPriority): Promise<T> {
     // A service given up for this run: no request waits for a slot only to meet the same silence.
     this.o.reachability?.assertReachable();
-    const slot = await this.admit(priority ?? this.o.priorityOf?.(label) ?? 'status');
+    const { slot, release } = await this.admit(priority ?? this.o.priorityOf?.(label) ?? 'status');
     try {
       this.stats.calls++;
       this.stats.byLabel[label] = (this.stats.byLabel[label] ?? 0) + 1;
@@ -136,7 +135,7 @@ export class RequestLane {
         Object.assign(slot, { t: this.now(), done: true });
         this.o.peers?.publish(this.window);
       }
-      this.release();
+      release();
     }
   }
 
@@ -203,57 +202,51 @@ export class RequestLane {
     }
   }
 
-  /** Sleeps, unless that would pass the run's deadline (then a DeadlineError ends the operation). */
-  private wait(ms: number, what: string): Promise<void> {
-    return sleepWithin(this.clock, ms, { deadline: this.o.deadline, what });
+  /**
+   * Waits for this call's turn: a slot of the queue, then the 429 pause and the pacing window. A call that gets
+   * a slot when either says wait gives it back, goes back to its place and holds the whole queue for that wait
+   * (or until a deadline set meanwhile, to be checked): a call worth more that comes meanwhile goes first.
+   */
+  private admit(priority: CallPriority): Promise<{ slot?: PacingEntry; release: () => void }> {
+    const rank = RANK[priority];
+    // Unique, so that a call that gives its slot back keeps its place: worth first, then the order asked.
+    const place = -(rank * 2 ** 40 + this.asked++);
+    this.waiting[rank]++;
+    const queue = this.queue;
+    return new Promise((resolve, reject) => {
+      const turn = () =>
+        queue.add(
+          () => {
+            let slot: ReturnType<RequestLane['pace']>;
+            try {
+              slot = this.pace();
+            } catch (error) {
+              this.waiting[rank]--;
+              return reject(error); // the wait would pass the deadline
+            }
+            if (typeof slot === 'number') {
+              queue.pause();
+              void this.clock.sleep(slot, this.o.deadline?.rearmed).finally(() => queue.start());
+              return void turn();
+            }
+            this.waiting[rank]--;
+            // The slot is held until the exchange is answered.
+            return new Promise<void>((release) => resolve({ slot, release }));
+          },
+          { priority: place },
+        );
+      void turn();
+    });
   }
 
   /**
-   * Waits for this call's turn: the first waiting call takes a slot as soon as concurrency, a 429 pause and
-   * the pacing window allow; the others wait until they are first. A call worth more that comes meanwhile
-   * is first from then on (the one it passed, waking from its timer, waits again).
+   * A pacing slot now (undefined without pacing), or the ms every call must wait first (a 429 pause, a full
+   * window); a DeadlineError when that wait would pass the deadline.
    */
-  private async admit(priority: CallPriority): Promise<PacingEntry | undefined> {
-    const me: Waiter = { rank: RANK[priority], seq: this.asked++ };
-    const at = this.queue.findIndex((w) => w.rank > me.rank);
-    this.queue.splice(at < 0 ? this.queue.length : at, 0, me);
-    try {
-      for (;;) {
-        if (this.queue[0] !== me || this.active >= this.o.concurrency) {
-          await new Promise<void>((resolve) => (me.wake = resolve));
-          continue;
-        }
-        const slot = await this.pace();
-        // A timed wait (pacing, a 429 pause) ended: another call may have become first meanwhile.
-        if (slot === 'waited') continue;
-        this.active++;
-        return slot;
-      }
-    } finally {
-      this.queue.splice(this.queue.indexOf(me), 1);
-      this.wakeFirst();
-    }
-  }
-
-  private wakeFirst(): void {
-    const first = this.queue[0];
-    const wake = first?.wake;
-    if (first) first.wake = undefined;
-    wake?.();
-  }
-
-  private release(): void {
-    this.active--;
-    this.wakeFirst();
-  }
-
-  /** A pacing slot now (undefined without pacing), or 'waited' after waiting for one (look again). */
-  private async pace(): Promise<PacingEntry | undefined | 'waited'> {
+  private pace(): PacingEntry | undefined | number {
     const now = this.now();
-    if (this.pausedUntil > now) {
-      await this.wait(this.pausedUntil - now, `${this.o.name} asked to wait`);
-      return 'waited';
-    }
+    const wait = (ms: number, what: string) => (this.o.deadline?.assertCanWait(ms, what), ms);
+    if (this.pausedUntil > now) return wait(this.pausedUntil - now, `${this.o.name} asked to wait`);
     const limit = this.o.rateLimit;
     if (!limit) return undefined;
     // Entries still in flight always count; answered ones leave the window W after their answer.
@@ -268,9 +261,8 @@ export class RequestLane {
       if (others?.nextExpiry !== undefined) expiries.push(others.nextExpiry);
       // Only requests in flight: look again soon (with peers, after half a slot's share: each look reads their files).
       const soon = others ? Math.max(10, limit.windowMs / limit.count / 2) : 10;
-      const wait = expiries.length ? Math.max(1, Math.min(...expiries) - now + 1) : soon;
-      await this.wait(wait, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
-      return 'waited';
+      const ms = expiries.length ? Math.max(1, Math.min(...expiries) - now + 1) : soon;
+      return wait(ms, `${this.o.name} pacing (${limit.count} per ${limit.windowMs / 1000} s)`);
     }
     const slot = { t: now, done: false };
     this.window.push(slot);

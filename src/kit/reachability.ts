@@ -1,5 +1,5 @@
 import type { NetworkError } from '../http/errors';
-import { realClock, type Clock } from './clock';
+import { realClock, seconds, type Clock } from './clock';
 
 /**
  * How long a service that does not answer at all (connection refused, reset before any answer, no byte
@@ -118,8 +118,4 @@ export class Reachability {
   get down(): UnreachableError | undefined {
     return this.lost?.error;
   }
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms / 1000)} s`;
 }

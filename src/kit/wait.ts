@@ -1,5 +1,5 @@
 import { attemptLoop, type Miss, type Poll } from './attempts';
-import { realClock, type Clock } from './clock';
+import { realClock, seconds, type Clock } from './clock';
 import { raceSignal } from './deadline';
 import type { Reachability } from './reachability';
 
@@ -113,8 +113,4 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<T> {
       return sleepMs;
     },
   });
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms / 1000)} s`;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RequestLane, type CallPriority } from '../../src/kit/lane';
 import { HttpError } from '../../src/http/errors';
+import { Deadline, DeadlineError } from '../../src/kit/deadline';
 
 /** A clock whose sleeps end only when the test moves it: what goes while a call waits is seen, not inferred. */
 function heldClock() {
@@ -8,7 +9,12 @@ function heldClock() {
   const sleeping: Array<{ until: number; wake: () => void }> = [];
   return {
     now: () => now,
-    sleep: (ms: number) => new Promise<void>((wake) => sleeping.push({ until: now + ms, wake })),
+    // A signal (a deadline set meanwhile) ends a sleep early, as the real clock's does.
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((wake) => {
+        sleeping.push({ until: now + ms, wake });
+        signal?.addEventListener('abort', () => wake(), { once: true });
+      }),
     async advance(ms: number) {
       now += ms;
       for (const s of sleeping.filter((s) => s.until <= now)) {
@@ -76,5 +82,31 @@ describe('RequestLane: calls by worth (statuses, then failure text, then files)'
     await c.advance(5_000);
     await Promise.all(calls);
     expect(sent).toEqual(['status', 'file']);
+  });
+
+  it('calls held by a 429 pause when the deadline is set: each fails at once with a DeadlineError, none is sent', async () => {
+    const c = heldClock();
+    const deadline = new Deadline(c);
+    const lane = new RequestLane({ name: 'z', concurrency: 1, rateLimit: null, clock: c, deadline });
+    const refused = new HttpError('Zephyr', 'POST', '/x', 429, { 'retry-after': '60' }, '', 'HTTP 429');
+    await lane.send('refused', () => Promise.reject(refused)).catch(() => undefined);
+    const sent: string[] = [];
+    const calls = ['status', 'file'].map((name) =>
+      lane
+        .send(name, async () => void sent.push(name))
+        .then(
+          () => 'sent',
+          (error: unknown) => (error instanceof DeadlineError ? error.message : String(error)),
+        ),
+    );
+    await c.advance(0);
+    deadline.startIn(10_000); // the end of the run: 10 s left, the pause asks for 60
+    await c.advance(0);
+    expect(await Promise.all(calls)).toEqual([
+      'z asked to wait: waiting 60 s would pass publishTimeout',
+      'z asked to wait: waiting 60 s would pass publishTimeout',
+    ]);
+    expect(sent).toEqual([]);
+    expect(lane.backlog('file')).toBe(0);
   });
 });
