@@ -88,45 +88,54 @@ function only(prefix: string): Record<string, string> {
 
 const CAUSE = { refuse: 'connection refused', hang: 'no answer within the request timeout' } as const;
 
-describe.each(['zephyr', 'cucumberstudio'] as const)('%s goes away mid-run', (id) => {
+// Both services in one Playwright run per mode (their keys are disjoint): each goes away behind its own proxy at
+// the same moment, and each is held to everything a run of its own would be.
+const IDS = ['zephyr', 'cucumberstudio'] as const;
+describe('both services go away mid-run', () => {
   it.each(['refuse', 'hang'] as const)(
-    'connections %s: the run ends within the bound, names the cause, keeps the rest for replay',
+    'connections %s: the run ends within the bound, names each cause, keeps the rest for replay',
     async (mode) => {
-      const s = SERVICES[id];
-      const name = `unreachable ${id} ${mode}`;
-      const proxy = await switchableProxy(sandbox.origin);
-      proxies.push(proxy);
+      const name = `unreachable ${mode}`;
+      const proxy = { zephyr: await switchableProxy(sandbox.origin), cucumberstudio: await switchableProxy(sandbox.origin) };
+      proxies.push(proxy.zephyr, proxy.cucumberstudio);
+      const tags = (n: number) => IDS.map((id) => SERVICES[id].tag(n));
       const files = {
-        'a-early.spec.ts': N.early.map((n) => quickTest(`t${n}`, [s.tag(n)])).join(''),
-        'b-late.spec.ts': N.late.map((n) => gatedTest(`t${n}`, [s.tag(n)], 'late')).join(''),
+        'a-early.spec.ts': N.early.map((n) => quickTest(`t${n}`, tags(n))).join(''),
+        'b-late.spec.ts': N.late.map((n) => gatedTest(`t${n}`, tags(n), 'late')).join(''),
       };
       // A short request timeout keeps the "never answers" case fast; the bound scales with it (README).
-      const run = startLiveRun(files, { ...s.env(proxy.origin, name), PW_TMS_REQUEST_TIMEOUT: '1' });
+      const env = Object.assign({}, ...IDS.map((id) => SERVICES[id].env(proxy[id].origin, name)));
+      const run = startLiveRun(files, { ...env, PW_TMS_REQUEST_TIMEOUT: '1' });
       runs.push(run);
-      // Confirmed by the service (journaled done), not only applied: a job still polled would count as not sent.
-      const early = N.early.map((n) => s.key(n));
-      await until('the early results are confirmed', () => early.every((k) => doneInJournal(run.outboxDir, id).includes(k)));
-      await proxy.switchTo(mode);
+      // Confirmed by each service (journaled done), not only applied: a job still polled would count as not sent.
+      for (const id of IDS) {
+        const early = N.early.map((n) => SERVICES[id].key(n));
+        await until(`${id}: the early results are confirmed`, () => early.every((k) => doneInJournal(run.outboxDir, id).includes(k)));
+      }
+      await Promise.all(IDS.map((id) => proxy[id].switchTo(mode)));
       const wentAway = Date.now();
       run.open('late');
       const { output } = await run.exited;
       const tookMs = Date.now() - wentAway;
 
       expect(tookMs, output).toBeLessThan(BOUND_MS);
-      const cause = `${s.label} unreachable: ${CAUSE[mode]} at ${proxy.host}`;
-      expect(output).toContain(cause);
-      // Nothing reached the service after it went away; what it holds is what it had.
-      expect(s.held(name).sort()).toEqual(N.early);
       const summary = JSON.parse(fs.readFileSync(path.join(run.dir, 'summary.json'), 'utf8')) as RunSummary;
-      expect(summary.targets[id], output).toMatchObject({ published: 2, unsent: 3 });
-      expect(summary.targets[id]!.errors[0]).toContain(cause);
+      for (const id of IDS) {
+        const s = SERVICES[id];
+        const cause = `${s.label} unreachable: ${CAUSE[mode]} at ${proxy[id].host}`;
+        expect(output).toContain(cause);
+        // Nothing reached the service after it went away; what it holds is what it had.
+        expect(s.held(name).sort(), id).toEqual(N.early);
+        expect(summary.targets[id], output).toMatchObject({ published: 2, unsent: 3 });
+        expect(summary.targets[id]!.errors[0]).toContain(cause);
+      }
       expect(output).not.toMatch(/still not ready|raise .*TIMEOUT|cut short by publishTimeout/);
       expect(outboxFiles(run.outboxDir)).toHaveLength(1);
 
-      // The service is back: the rest goes from the outbox, once.
-      const replay = await runReplay(run.outboxDir, s.direct(name));
+      // The services are back: the rest goes from the outbox, once.
+      const replay = await runReplay(run.outboxDir, Object.assign({}, ...IDS.map((id) => SERVICES[id].direct(name))));
       expect(replay.exitCode, replay.output).toBe(0);
-      s.all(name);
+      for (const id of IDS) SERVICES[id].all(name);
       expect(outboxFiles(run.outboxDir)).toEqual([]);
     },
     90_000,
