@@ -16,7 +16,7 @@ export type DoneItem = [key: string, status: number | string, fingerprint?: stri
 
 /** One line of a journal (one JSON object). */
 export type JournalLine =
-  | { t: 'meta'; v: number; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta> }
+  | { t: 'meta'; v: number; runId: string; createdAt: string; targets: Record<TargetId, JournalTargetMeta>; build?: string }
   | { t: 'test'; rec: TestRecord }
   | { t: 'container'; target: TargetId; id: string; name: string }
   | { t: 'done'; target: TargetId; items: DoneItem[] }
@@ -38,6 +38,8 @@ export interface Journal {
   runId: string;
   /** When its run began writing it (ISO time; empty for a journal without a head). */
   createdAt: string;
+  /** The CI build the run belonged to (RunInfo.buildId): its replay publishes into that build. */
+  build?: string;
   /** Its head's version (absent for a journal without a head). */
   version?: number;
   /** Lines that could not be read (cut short by a killed process, or damaged since). */
@@ -95,7 +97,8 @@ export function parseJournal(file: string): Journal {
       journal.damaged++; // a line cut short by a killed process
       continue;
     }
-    if (line.t === 'meta') Object.assign(journal, { runId: line.runId, createdAt: line.createdAt, version: line.v, targets: line.targets });
+    if (line.t === 'meta')
+      Object.assign(journal, { runId: line.runId, createdAt: line.createdAt, version: line.v, targets: line.targets, build: line.build });
     else if (line.t === 'test') byTest.set(line.rec.testId, line.rec);
     else if (line.t === 'container') {
       const meta = journal.targets[line.target];

@@ -49,7 +49,8 @@ export class Outbox {
 
   constructor(
     readonly dir: string,
-    private readonly meta: Record<TargetId, JournalTargetMeta>,
+    /** What the journal's head says: each target's meta, and the CI build the run belongs to. */
+    private readonly head: { targets: Record<TargetId, JournalTargetMeta>; build?: string },
     file?: string,
     /** Told once, when the journal cannot be written. */
     private readonly onUnwritable?: (why: string) => void,
@@ -57,7 +58,7 @@ export class Outbox {
     this.file =
       file ??
       path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
-    this.targets = new Set(Object.keys(meta));
+    this.targets = new Set(Object.keys(head.targets));
     // An existing journal (replay) is appended to, not re-headed.
     this.opened = file !== undefined && fs.existsSync(file);
   }
@@ -88,7 +89,8 @@ export class Outbox {
         v: JOURNAL_VERSION,
         runId: path.basename(this.file, '.jsonl'),
         createdAt: new Date().toISOString(),
-        targets: this.meta,
+        targets: this.head.targets,
+        ...(this.head.build ? { build: this.head.build } : {}),
       };
       this.fd = fs.openSync(this.file, 'a');
       fs.appendFileSync(this.fd, `${JSON.stringify(head)}\n`);

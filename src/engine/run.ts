@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../config/config';
 import { createHttp } from '../http/client';
 import { safeDelay } from '../kit/clock';
@@ -93,9 +94,12 @@ export class PublishRun {
         o.printer.error(`a redirect in the journal is not followed: ${(error as Error).message}`);
       }
     }
+    // The build this publish belongs to: a replay's is its run's, whatever CI job replays it.
+    const buildId = o.journal?.build ?? config.runInfo.build ?? `local ${randomBytes(4).toString('hex')}`;
     if (!config.dryRun && (config.targets.length || config.invalid.length)) {
       // A replay's journal is complete when every target of the journal is, not only those configured now.
-      this.outbox = new Outbox(config.outboxDir, o.journal ? o.journal.targets : journalMeta(config), o.journal?.file, (why) =>
+      const targets = o.journal ? o.journal.targets : journalMeta(config);
+      this.outbox = new Outbox(config.outboxDir, { targets, build: buildId }, o.journal?.file, (why) =>
         o.printer.error(
           `the outbox ${config.outboxDir} cannot be written (${why}): results are still sent, but what cannot be sent is not kept for replay; set outboxDir (PW_TMS_OUTBOX_DIR) to a writable folder`,
         ),
@@ -110,7 +114,7 @@ export class PublishRun {
       processes: o.shard?.total ?? 1,
       since: publishingSince(o.journal, this.startedAt),
       runMark: runMark(this.outbox?.file ?? o.journal?.file),
-      runInfo: config.runInfo,
+      runInfo: { ...config.runInfo, buildId },
       ...o.deps,
     };
     this.keeper = new RecordKeeper(config.secrets, this.outbox);

@@ -38,7 +38,14 @@ export interface GeneralOptions {
 
 /** What a cycle / run this reporter creates carries (a reused one is left as it is). */
 export interface RunInfo {
+  /** The build label a created cycle / run shows (CI build number, `build`, PW_TMS_BUILD); none locally. */
   build?: string;
+  /**
+   * Which CI build this publish belongs to: every process of one build (shards, a job per project,
+   * merge-reports, a later replay) agrees on it — the label when there is one, else one of this run's own
+   * (a local run is a build of its own). Set by the engine, journaled; a replay takes its run's.
+   */
+  buildId?: string;
   environment?: string;
   description: string;
 }

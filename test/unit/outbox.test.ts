@@ -22,15 +22,17 @@ describe('outbox journal', () => {
       zephyr: { settings: { projectId: 1 }, containerName: 'N' },
       other: { settings: {}, containerName: 'M', containerId: '5' },
     };
-    const box = new Outbox(dir, meta);
+    const box = new Outbox(dir, { targets: meta, build: '4711' });
     box.appendTests([{ testId: 't', title: 't', keys: { zephyr: ['P-1'], other: ['x'] }, outcome: 'passed', attempts: 1 }]);
     box.container('zephyr', '77', 'N');
     box.refused('other', [['y', 'no such scenario']]);
     box.complete('zephyr');
     const head = JSON.parse(fs.readFileSync(box.file, 'utf8').split('\n')[0]);
-    expect(head).toMatchObject({ t: 'meta', v: 2, targets: meta });
+    expect(head).toMatchObject({ t: 'meta', v: 2, targets: meta, build: '4711' });
     const [j] = Outbox.load(dir);
     expect(j.version).toBe(2);
+    // Its replay publishes into the run's CI build, whichever job replays it.
+    expect(j.build).toBe('4711');
     expect(j.targets.zephyr.containerId).toBe('77');
     expect(j.records[0].keys).toEqual({ zephyr: ['P-1'], other: ['x'] });
     expect(j.refused.get('other')).toEqual(new Map([['y', 'no such scenario']]));
@@ -42,8 +44,11 @@ describe('outbox journal', () => {
 
   it('a journal that stops being written mid-run is not reported as kept; the run is told once', () => {
     const told: string[] = [];
-    const box = new Outbox(path.join(tmp(), 'tms-outbox'), { zephyr: { settings: {}, containerName: 'N' } }, undefined, (why) =>
-      told.push(why),
+    const box = new Outbox(
+      path.join(tmp(), 'tms-outbox'),
+      { targets: { zephyr: { settings: {}, containerName: 'N' } } },
+      undefined,
+      (why) => told.push(why),
     );
     const rec = (testId: string) => ({ testId, title: testId, keys: { zephyr: ['P-1'] }, outcome: 'passed' as const, attempts: 1 });
     box.appendTests([rec('a')]);
@@ -65,7 +70,7 @@ describe('outbox journal', () => {
       return { name: 'screenshot', contentType: 'image/png', path: f };
     };
     const attachments = [shot('a-chromium'), shot('b-chromium'), { name: 'log', contentType: 'text/plain', body: Buffer.from('x') }];
-    const box = new Outbox(path.join(work, 'tms-outbox'), { zephyr: { settings: {}, containerName: 'N' } });
+    const box = new Outbox(path.join(work, 'tms-outbox'), { targets: { zephyr: { settings: {}, containerName: 'N' } } });
     const body = box.saveBody('t1', 2, 'screenshot', 'image/png', Buffer.from('y'));
     const rec = {
       testId: 't1',
