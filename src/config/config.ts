@@ -50,6 +50,7 @@ export const GENERAL_FIELDS = {
   requestTimeout: int('PW_TMS_REQUEST_TIMEOUT', 1, { default: 30 }),
   attachments: choice('PW_TMS_ATTACHMENTS', ['failed', 'all', 'none'] as const, 'failed'),
   attachmentMaxBytes: int('PW_TMS_ATTACHMENT_MAX_BYTES', 1, { default: 10 * 1024 * 1024 }),
+  projects: choice('PW_TMS_PROJECTS', ['merge', 'split'] as const, 'merge'),
   build: str('PW_TMS_BUILD'),
   environment: str('PW_TMS_ENVIRONMENT'),
   description: str('PW_TMS_DESCRIPTION'),
@@ -79,6 +80,8 @@ export interface ResolvedConfig {
   /** How long (ms) a request may go without a byte from the service before it counts as no answer. */
   readonly requestTimeoutMs: number;
   readonly evidence: EvidencePolicy;
+  /** `split`: each Playwright project's results apart (TestRecord.place). */
+  readonly projects: 'merge' | 'split';
   readonly runInfo: RunInfo;
   /** One line per problem, each naming the option and the env var. */
   readonly problems: readonly string[];
@@ -183,6 +186,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     publishTimeoutMs: g.publishTimeout,
     requestTimeoutMs: g.requestTimeout * 1000,
     evidence: { attachments: g.attachments, maxBytes: g.attachmentMaxBytes },
+    projects: keepsProjectsApart(g.projects, targets, p),
     // build / environment / description: options, else env, else what the CI build and the projects say.
     runInfo: {
       build: g.build ?? buildLabel(ci),
@@ -192,6 +196,14 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     problems: Object.freeze(p.lines),
     secrets: Object.freeze(secrets.filter((s) => s.length >= 4)),
   });
+}
+
+/** Split mode only when every enabled target can keep projects apart (a definition's `places`); else merge, said once. */
+function keepsProjectsApart(projects: 'merge' | 'split', targets: readonly ResolvedTarget[], p: Problems): 'merge' | 'split' {
+  const cannot = targets.filter((t) => !t.definition.places).map((t) => t.definition.label);
+  if (projects === 'merge' || !cannot.length) return projects;
+  p.add('projects', 'PW_TMS_PROJECTS', `${cannot.join(' and ')} cannot keep projects apart yet; merge is used`);
+  return 'merge';
 }
 
 /** A target's options object; `false` switches the target off (`true`: on as usual, when credentials are present). */

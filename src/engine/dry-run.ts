@@ -1,5 +1,5 @@
 import type { JournalTargetMeta } from '../kit/target';
-import { emptySummary, keysOf, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keyLabel, keysOf, type TargetSummary, type TestRecord } from '../shared/model';
 import type { Printer } from '../shared/output';
 import type { TargetSession } from './session';
 
@@ -21,7 +21,7 @@ export async function dryRun(
   for (const item of plan) {
     const name = statuses.name(item.status);
     counts[name] = (counts[name] ?? 0) + 1;
-    printer.info(`dry run: ${s.definition.label} ${item.key} -> ${name}${item.comment ? ' (with comment)' : ''}`);
+    printer.info(`dry run: ${s.definition.label} ${keyLabel(item.key)} -> ${name}${item.comment ? ' (with comment)' : ''}`);
   }
   const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
   const { containerId: id, containerName } = where ?? {};

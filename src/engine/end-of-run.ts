@@ -4,7 +4,7 @@
  */
 import { DeadlineError } from '../kit/deadline';
 import type { PublishResult, StatusTable } from '../kit/target';
-import type { PlanItem, TargetSummary, VerifyReport } from '../shared/model';
+import { keyLabel, unplaced, type PlanItem, type TargetSummary, type VerifyReport } from '../shared/model';
 
 /** Tests finished before the pace is trusted: the first ones include the workers' start. */
 const MIN_FINISHED = 5;
@@ -81,8 +81,8 @@ export function notSentLines(failed: PublishResult['failed']): string[] {
   const keysBy = new Map<string, string[]>();
   for (const f of failed) {
     const keys = keysBy.get(f.reason);
-    if (keys) keys.push(String(f.item.key));
-    else keysBy.set(f.reason, [String(f.item.key)]);
+    if (keys) keys.push(keyLabel(f.item.key));
+    else keysBy.set(f.reason, [keyLabel(f.item.key)]);
   }
   return [...keysBy].map(([reason, keys]) =>
     keys.length > 1 ? `${keys.length} results not sent (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): ${reason}` : reason,
@@ -95,6 +95,12 @@ export function countSent(summary: TargetSummary, sent: readonly PlanItem[], sta
   for (const item of sent) {
     const name = statuses.name(item.status);
     summary.countsByStatus[name] = (summary.countsByStatus[name] ?? 0) + 1;
+    // Split mode: each project's own counts too.
+    const { place } = unplaced(item.key);
+    if (place === undefined) continue;
+    const p = ((summary.byPlace ??= {})[place] ??= { published: 0, countsByStatus: {} });
+    p.published++;
+    p.countsByStatus[name] = (p.countsByStatus[name] ?? 0) + 1;
   }
 }
 

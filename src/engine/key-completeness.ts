@@ -13,7 +13,7 @@ export class KeyCompleteness {
   constructor(private readonly target: string) {}
 
   /** The tests known before the run, with their keys. */
-  expect(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[]): void {
+  expect(tests: readonly Pick<TestRecord, 'testId' | 'keys' | 'place'>[]): void {
     for (const t of tests) for (const key of keysOf(t, this.target)) this.tests(key).add(t.testId);
   }
 

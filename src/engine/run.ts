@@ -7,7 +7,7 @@ import { Deadline } from '../kit/deadline';
 import { LaneSet } from '../kit/lanes';
 import { Reachability } from '../kit/reachability';
 import type { TargetDeps } from '../kit/target';
-import { emptySummary, keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keyLabel, keysOf, type RunSummary, type TargetSummary, type TestRecord } from '../shared/model';
 import { replayCommand, type Printer } from '../shared/output';
 import { Outbox, type Journal } from './outbox';
 import { dryRun } from './dry-run';
@@ -149,7 +149,7 @@ export class PublishRun {
    * Preflight + container for every target, in the background. With live shards, shard 1 creates the
    * cycle / run and the others first wait for it, so that simultaneous shards do not race to create.
    */
-  start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[]): void {
+  start(tests: readonly Pick<TestRecord, 'testId' | 'keys' | 'place'>[]): void {
     if (this.config.dryRun) return;
     const shard = this.o.shard;
     const followerWaitMs = shard && shard.total > 1 && shard.current > 1 ? FOLLOWER_WAIT_MS : 0;
@@ -219,7 +219,7 @@ export class PublishRun {
     for (const s of Object.values(targets)) {
       const partly = new Set(notRunKeys[s.target] ?? []);
       const keys = [...new Set(records.flatMap((r) => keysOf(r, s.target)))].filter((k) => partly.has(k)).sort();
-      if (keys.length) s.partlyRun = keys;
+      if (keys.length) s.partlyRun = keys.map(keyLabel);
     }
     return { version: 1, startedAt: this.startedAt.toISOString(), finishedAt: new Date().toISOString(), targets };
   }

@@ -80,7 +80,7 @@ export class TargetSession {
    * once it is ready. A target no test maps to yet waits for the first result that does (a run-time
    * annotation): a run that never maps to it leaves no empty cycle or run behind.
    */
-  start(tests: readonly Pick<TestRecord, 'testId' | 'keys'>[], followerWaitMs = 0): void {
+  start(tests: readonly Pick<TestRecord, 'testId' | 'keys' | 'place'>[], followerWaitMs = 0): void {
     this.completeness.expect(tests);
     const keys = [...new Set(tests.flatMap((t) => keysOf(t, this.id)))];
     this.followerWaitMs = followerWaitMs;

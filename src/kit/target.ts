@@ -207,6 +207,11 @@ export interface TargetDefinition<C = unknown> extends KeySource {
   readonly enableHint: string;
   /** `cycle` -> `npx playwright-tms-reporter cycle create`. */
   readonly command: string;
+  /**
+   * Keeps each Playwright project apart in split mode (`projects: 'split'`): its target takes placed keys and
+   * groups them with kit/places.ts. Split mode needs every enabled target to.
+   */
+  readonly places?: boolean;
   /** Others are reported as unknown, with a did-you-mean. */
   readonly optionKeys: readonly string[];
   /** Undefined when its credentials are absent (not enabled). */

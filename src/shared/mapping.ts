@@ -160,8 +160,11 @@ export function isFinalAttempt(test: TestLike, result: ResultLike): boolean {
 export function recordOf(
   test: TestLike,
   sources: readonly KeySource[],
-  /** `root`: the project's folder (Playwright's rootDir): paths in error texts are shown relative to it. */
-  evidence: { attachments: 'failed' | 'all' | 'none'; root?: string } = { attachments: 'none' },
+  /**
+   * `root`: the project's folder (Playwright's rootDir): paths in error texts are shown relative to it.
+   * `place`: split mode's Playwright project (TestRecord.place).
+   */
+  evidence: { attachments: 'failed' | 'all' | 'none'; root?: string; place?: string } = { attachments: 'none' },
   /** Its last attempt began and never ended (stopped by the run's globalTimeout): interrupted, like a run stopped by Ctrl+C. */
   cutShort = false,
 ): TestRecord | null {
@@ -184,6 +187,7 @@ export function recordOf(
     ...optional('steps', stepStatuses(stepsAttempt(test, outcome, failing), test.expectedStatus)),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
     ...(wanted ? { evidence: true as const } : {}),
+    ...(evidence.place !== undefined ? { place: evidence.place } : {}),
   };
 }
 

@@ -33,6 +33,11 @@ export interface TestRecord {
   attachments?: AttachmentRef[];
   /** The attachments policy covers this test: its files go up, and the full error text when a comment had to cut it. */
   evidence?: true;
+  /**
+   * `projects: 'split'`: the Playwright project the test ran in ('' for an unnamed one). Its keys are kept apart
+   * from the same keys in another project (see `keysOf`): each project has its own result in the service.
+   */
+  place?: string;
 }
 
 export type StepStatus = 'passed' | 'failed' | 'skipped';
@@ -50,9 +55,33 @@ export interface AttachmentRef {
   test?: string;
 }
 
-/** The keys a record maps to in one target. */
-export function keysOf(record: Pick<TestRecord, 'keys'>, target: TargetId): string[] {
-  return record.keys[target] ?? [];
+/**
+ * The keys a record maps to in one target; in split mode each is placed in the record's project, so that
+ * everything keyed by key (completeness, worst wins, the ledger, the journal) keeps projects apart unchanged.
+ */
+export function keysOf(record: Pick<TestRecord, 'keys' | 'place'>, target: TargetId): string[] {
+  const keys = record.keys[target] ?? [];
+  return record.place === undefined ? keys : keys.map((k) => placedKey(record.place!, k));
+}
+
+/** Joins a project and a key (a control character: neither a key nor a project name holds one). */
+const PLACE_MARK = '\u001f';
+
+/** A key of one project (split mode). */
+export function placedKey(place: string, key: string): string {
+  return `${place}${PLACE_MARK}${key}`;
+}
+
+/** A key as the service knows it, and the project it belongs to in split mode (`place` absent in merge mode). */
+export function unplaced(key: string): { key: string; place?: string } {
+  const at = key.indexOf(PLACE_MARK);
+  return at < 0 ? { key } : { key: key.slice(at + 1), place: key.slice(0, at) };
+}
+
+/** How a key is shown: `PROJ-1`, or `PROJ-1 (chromium)` in split mode. */
+export function keyLabel(key: string): string {
+  const { key: k, place } = unplaced(key);
+  return place === undefined ? k : `${k} (${place || 'unnamed project'})`;
 }
 
 /** One publishable result for one key in a service, after worst-wins aggregation. */
@@ -95,6 +124,8 @@ export interface TargetSummary {
   countsByStatus: Record<string, number>;
   unmapped: number;
   notRun: number;
+  /** Split mode: what was published per Playwright project (the summary line gives one line each). */
+  byPlace?: Record<string, { published: number; countsByStatus: Record<string, number> }>;
   /** Keys also mapped by a test that never started (the run stopped first): published from the tests that ran. */
   partlyRun?: string[];
   errors: string[];

@@ -28,6 +28,12 @@ export interface GeneralOptions {
   attachments?: 'failed' | 'all' | 'none';
   /** Larger files are not uploaded (they are named in the summary). Default 10485760. Env `PW_TMS_ATTACHMENT_MAX_BYTES`. */
   attachmentMaxBytes?: number | string;
+  /**
+   * `merge` (default): one result per key, whatever project ran its tests (a failure's comment names the test,
+   * project first). `split`: each Playwright project gets its own results — a Zephyr folder per project in the
+   * cycle, a CucumberStudio execution environment per project in the run. Env `PW_TMS_PROJECTS`.
+   */
+  projects?: 'merge' | 'split';
   /** Build label of a cycle / run this reporter creates; default detected from CI. Env `PW_TMS_BUILD`. */
   build?: string;
   /** Environment of a cycle this reporter creates; default the Playwright project names. Env `PW_TMS_ENVIRONMENT`. */

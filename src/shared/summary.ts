@@ -19,9 +19,7 @@ export function summaryLine(s: TargetSummary): string {
         : s.published || s.unsent || s.errors.length
           ? 'stopped before its first result'
           : 'nothing mapped here';
-  const counts = Object.entries(s.countsByStatus)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
+  const counts = countsText(s.countsByStatus);
   const parts = [
     `${label}: ${where} — ${s.dryRun ? 'would publish' : ''}${s.dryRun ? ' ' : ''}${s.published}${s.dryRun ? '' : ' published'}${counts ? `: ${counts}` : ''}`,
   ];
@@ -50,7 +48,18 @@ export function summaryLine(s: TargetSummary): string {
     parts.push(what.join(', '));
   }
   if (s.link) parts.push(s.link);
-  return parts.join('; ');
+  // Split mode: one line per Playwright project under the target's.
+  const places = Object.entries(s.byPlace ?? {}).map(
+    ([place, p]) =>
+      `  ${place || 'unnamed project'}: ${p.published} published${Object.keys(p.countsByStatus).length ? `: ${countsText(p.countsByStatus)}` : ''}`,
+  );
+  return [parts.join('; '), ...places].join('\n');
+}
+
+function countsText(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 export function writeSummaryFile(file: string, summary: RunSummary): void {
