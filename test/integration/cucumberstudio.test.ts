@@ -34,7 +34,7 @@ describe.each(['live'] as const)('CucumberStudio reuse (%s)', (mode) => {
 
   it('reuses an active run by name and by id, adding the scenarios it lacks', async () => {
     const name = `reuse ${mode}`;
-    const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const env = { ...(sandbox.env() as Record<string, string>), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
     const first = await runPlaywright({ files: files([21, 22]), env, mode });
     expect(first.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [] });
     const second = await runPlaywright({ files: files([21, 22, 23]), env, mode });
@@ -129,7 +129,8 @@ describe.each(['live'] as const)('both targets (%s)', (mode) => {
 describe('a target with bad settings and nothing mapped to it (live)', () => {
   it('leaves no journal behind for it: nothing waits for a replay', async () => {
     const name = 'zephyr half set';
-    const { ZEPHYR_ACCESS_KEY: _dropped, ...env } = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const all: Record<string, string> = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
+    const { ZEPHYR_ACCESS_KEY: _dropped, ...env } = all;
     void _dropped;
     const run = await runPlaywright({
       files: { 'h.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@cs-81' }, () => {});` },

@@ -37,7 +37,7 @@ describe.each(['live'] as const)('Zephyr under faults (%s)', (mode) => {
 describe.each(['live'] as const)('Zephyr down for the whole run (%s)', (mode) => {
   it('keeps 100 % in the outbox; replay sends it exactly; a second replay changes nothing', async () => {
     const name = `outage ${mode}`;
-    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
+    const env: Record<string, string> = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
     sandbox.setFaults('zephyr', { down: true });
     let run;
     try {

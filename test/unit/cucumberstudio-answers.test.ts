@@ -87,26 +87,26 @@ describe('other answers', () => {
     );
   });
   it('other statuses: the words, an excerpt, "an HTML page" or "an empty body"', async () => {
-    expect(await message(cs({ status: 422, text: '{"errors":{"name":["can\'t be blank"]}}' }).client.createRunOnce('', []))).toBe(
+    expect(await message(cs({ status: 422, text: '{"errors":{"name":["can\'t be blank"]}}' }).client.createRunOnce('', [], 'd'))).toBe(
       "CucumberStudio answered POST /api/projects/7/test_runs with HTTP 422: name can't be blank.",
     );
-    expect(await message(cs({ status: 403, text: 'Forbidden' }).client.createRunOnce('n', []))).toBe(
+    expect(await message(cs({ status: 403, text: 'Forbidden' }).client.createRunOnce('n', [], 'd'))).toBe(
       'CucumberStudio answered POST /api/projects/7/test_runs with HTTP 403: Forbidden.',
     );
-    expect(await message(cs({ status: 500, text: '' }).client.createRunOnce('n', []))).toBe(
+    expect(await message(cs({ status: 500, text: '' }).client.createRunOnce('n', [], 'd'))).toBe(
       'CucumberStudio answered POST /api/projects/7/test_runs with HTTP 500 and an empty body.',
     );
-    expect(await message(cs({ status: 502, text: '<html><body>Bad gateway</body></html>' }).client.createRunOnce('n', []))).toMatch(
+    expect(await message(cs({ status: 502, text: '<html><body>Bad gateway</body></html>' }).client.createRunOnce('n', [], 'd'))).toMatch(
       /HTTP 502 and an HTML page instead of JSON .*CUCUMBERSTUDIO_BASE_URL/,
     );
     expect(
-      await message(cs({ status: 429, headers: { 'retry-after': '60' }, text: 'Rate limit exceeded' }).client.createRunOnce('n', [])),
+      await message(cs({ status: 429, headers: { 'retry-after': '60' }, text: 'Rate limit exceeded' }).client.createRunOnce('n', [], 'd')),
     ).toContain('(429; Retry-After 60: Rate limit exceeded)');
   });
   it('a 2xx that is empty, HTML or not JSON is a BadResponseError saying which', async () => {
     const bad = async (text: string) =>
       (await cs({ text })
-        .client.createRunOnce('n', [])
+        .client.createRunOnce('n', [], 'd')
         .then(
           () => undefined,
           (e: unknown) => e,

@@ -101,7 +101,7 @@ export class FakeCs {
   }
 
   private route(req: HttpRequest, path: string, q: URLSearchParams): HttpResponse {
-    const body = req.body ? (JSON.parse(req.body) as { data: { attributes: Record<string, unknown> } }) : undefined;
+    const body = req.body ? (JSON.parse(req.body as string) as { data: { attributes: Record<string, unknown> } }) : undefined;
     let m: RegExpMatchArray | null;
     if (req.method === 'GET' && path === '') return answer(200, { data: { type: 'projects', id: '1', attributes: { name: 'P' } } });
     if (req.method === 'GET' && path === '/scenarios') {

@@ -20,7 +20,11 @@ const rec = (testId: string, outcome: TestRecord['outcome'], place?: string): Te
 describe("projects: 'split' — each project's results apart", () => {
   it('merge mode keeps one result per key (worst wins); split keeps one per project and key', () => {
     const records = [rec('t1', 'failed', 'firefox'), rec('t2', 'passed', 'chromium')];
-    const policy = { statusFor: (o: string) => (o === 'failed' ? 2 : 1), rank: (s: number) => s, comment: defaultComment };
+    const policy = {
+      statusFor: (o: string) => (o === 'failed' ? 2 : 1),
+      rank: (s: number) => s,
+      comment: (item: Parameters<typeof defaultComment>[0]) => defaultComment(item, 100),
+    };
     const merged = aggregate(
       records.map(({ place: _place, ...r }) => r),
       (r) => keysOf(r, 'zephyr'),

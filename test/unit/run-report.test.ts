@@ -5,6 +5,7 @@ import type { RunSummary, TargetSummary } from '../../src/shared/model';
 
 const target = (over: Partial<TargetSummary> = {}): TargetSummary => ({
   target: 'z',
+  label: 'Z',
   enabled: true,
   published: 1,
   countsByStatus: {},

@@ -30,7 +30,7 @@ function gatedTarget(failOnce: Set<string>) {
       const keys = items.map((i) => i.key);
       for (const k of keys) if (active.has(k)) overlaps.push(k);
       keys.forEach((k) => active.add(k));
-      const call = { keys, release: () => undefined, settled: false };
+      const call: { keys: string[]; release: () => void; settled: boolean } = { keys, release: () => undefined, settled: false };
       calls.push(call);
       await new Promise<void>((r) => (call.release = r));
       keys.forEach((k) => active.delete(k));

@@ -22,7 +22,7 @@ function laneTarget(lanes: LaneSet) {
     publish: () => undefined,
     close: () => void log.push('lane closed'),
   };
-  const lane = openLane({ send: async () => ({}) as never, secrets: [], lanes }, { name: 'Z', concurrency: 1, rateLimit: null, peers });
+  const lane = openLane({ lanes }, { name: 'Z', concurrency: 1, rateLimit: null, peers });
   const call = () => lane.send('op', async () => 'ok');
   const target: Target = {
     batching: { maxItems: 10, maxWaitMs: 60_000, spaced: false },

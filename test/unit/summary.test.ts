@@ -116,6 +116,7 @@ describe('summary line', () => {
     expect(replayCommand("/repo/out$1 `x` it's", '/repo')).toBe("`npx playwright-tms-reporter replay 'out$1 `x` it'\\''s'`");
     const line = summaryLine({
       target: 'cucumberstudio',
+      label: 'CucumberStudio',
       enabled: true,
       published: 0,
       countsByStatus: {},

@@ -124,9 +124,10 @@ describe('ids as numbers or numeric strings', () => {
     expect((await z.client.cyclesNamed('Nightly', 10000, -1)).map((c) => c.id)).toEqual(['123']);
   });
   it('a created cycle and executions read with string ids and numeric issue/status ids', async () => {
-    expect((await zephyr({ text: '{"id":77,"name":"Nightly","cycleIndex":3}' }).client.createCycleOnce('Nightly', 1, -1, 'd')).id).toBe(
-      '77',
-    );
+    expect(
+      (await zephyr({ text: '{"id":77,"name":"Nightly","cycleIndex":3}' }).client.createCycleOnce('Nightly', 1, -1, { description: 'd' }))
+        .id,
+    ).toBe('77');
     const z = zephyr({
       text: '{"totalCount":"1","searchObjectList":[{"issueKey":"PRJ-1","execution":{"id":9001,"issueId":"10001","status":{"id":"1"}}}]}',
     });

@@ -175,7 +175,7 @@ it('an attachment of a test whose title has an emoji where the upload comment is
   const [item] = target.plan([{ ...record('PROJ-3', 'failed', 'boom'), title: `${'t'.repeat(199)}😀 and more` }], statuses);
   expect((await target.publish([item])).done).toHaveLength(1);
   const file = { fileName: 'error.txt', contentType: 'text/plain', bytes: Buffer.from('boom') };
-  expect(await target.attach(item, file, { check: false })).toBe('uploaded');
+  expect(await target.attach!(item, file, { check: false })).toBe('uploaded');
   const [attachment] = cycleState(name)[0].attachments;
   expect(attachment).toMatchObject({ fileName: 'error.txt', comment: 't'.repeat(199) });
 });
