@@ -34,12 +34,17 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     resetRate: num('reset-rate', values['reset-rate'], 1),
     rateLimit: null as ReturnType<typeof parseRateLimit> | null,
   };
-  // `N/SECONDS` for both services, or `SERVICE=N/SECONDS` for one (Zephyr ~30/60 per key, CucumberStudio 200/60 per IP).
-  const limits: Record<string, ReturnType<typeof parseRateLimit> | null> = { zephyr: null, cucumberstudio: null };
+  // `N/SECONDS` for every service, or `SERVICE=N/SECONDS` for one (Zephyr ~30/60 per key, CucumberStudio 200/60 per
+  // IP); `SERVICE=off` for none. Xray keeps its documented 300/300 (REST and GraphQL together) unless told otherwise.
+  const limits: Record<string, ReturnType<typeof parseRateLimit> | null | undefined> = {
+    zephyr: null,
+    cucumberstudio: null,
+    xray: undefined,
+  };
   for (const text of values['rate-limit']) {
-    const m = /^(zephyr|cucumberstudio)=(.*)$/.exec(text);
-    if (m) limits[m[1]] = parseRateLimit(m[2]);
-    else limits.zephyr = limits.cucumberstudio = parseRateLimit(text);
+    const m = /^(zephyr|cucumberstudio|xray)=(.*)$/.exec(text);
+    if (m) limits[m[1]] = m[2].trim() === 'off' ? null : parseRateLimit(m[2]);
+    else limits.zephyr = limits.cucumberstudio = limits.xray = parseRateLimit(text);
   }
   const settings = values.set.map(parseSetting);
   if (!values['former-host'] && args.some((a) => a.startsWith('--former-host-status')))
@@ -52,7 +57,11 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     port: num('port', values.port, 65_535),
     host: values.host,
     seed: num('seed', values.seed),
-    faults: { zephyr: { ...faults, rateLimit: limits.zephyr }, cucumberstudio: { ...faults, rateLimit: limits.cucumberstudio } },
+    faults: {
+      zephyr: { ...faults, rateLimit: limits.zephyr },
+      cucumberstudio: { ...faults, rateLimit: limits.cucumberstudio },
+      xray: limits.xray === undefined ? withoutRateLimit(faults) : { ...faults, rateLimit: limits.xray },
+    },
     ...(values['former-host'] ? { formerHost: { service: 'cucumberstudio', status: formerStatus } } : {}),
   });
   try {
@@ -62,7 +71,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     throw error;
   }
   const lines = Object.entries(sandbox.env()).map(([k, v]) => `export ${k}='${v}'`);
-  process.stdout.write(`Sandbox for Zephyr Squad Cloud and CucumberStudio listening on ${sandbox.origin}\n`);
+  process.stdout.write(`Sandbox for Zephyr Squad Cloud, CucumberStudio and Xray Cloud listening on ${sandbox.origin}\n`);
   if (sandbox.formerOrigin) {
     process.stdout.write(`CucumberStudio's former host on ${sandbox.formerOrigin} answers ${formerStatus} to ${sandbox.origin}\n`);
   }
@@ -76,6 +85,12 @@ export async function sandboxCommand(args: string[]): Promise<number> {
   });
   await sandbox.close();
   return 0;
+}
+
+/** The faults with no `rateLimit` key at all, so that the module's own default budget stays. */
+function withoutRateLimit<T extends { rateLimit: unknown }>(faults: T): Omit<T, 'rateLimit'> {
+  const { rateLimit: _none, ...rest } = faults;
+  return rest;
 }
 
 export interface SettingFlag {

@@ -92,7 +92,7 @@ export async function startSandboxCore(modules: ServiceModule[], options: Sandbo
   const stats = new Map<ServiceName, ServiceStats>();
   const requestLog: RequestLogEntry[] = [];
   for (const m of modules) {
-    faults.set(m.name, withOwnOverrides({ ...NO_FAULTS, ...(options.faults?.[m.name] ?? {}) }));
+    faults.set(m.name, withOwnOverrides({ ...NO_FAULTS, ...(m.defaultFaults ?? {}), ...(options.faults?.[m.name] ?? {}) }));
     limiters.set(m.name, new RateLimiter(m.rateLimitStyle));
     stats.set(m.name, emptyStats());
   }

@@ -88,6 +88,8 @@ export interface ServiceModule {
   readonly name: ServiceName;
   /** How this service refuses calls past its limit (see `RateLimitStyle`). */
   readonly rateLimitStyle: RateLimitStyle;
+  /** The service's own fault switches before the sandbox's options apply (e.g. a documented rate limit); none when absent. */
+  readonly defaultFaults?: Partial<ServiceFaults>;
   /**
    * Run-time behaviour switches beyond the core's faults (admin API `POST /__sandbox/settings` and the CLI's
    * `--set`): apply a patch (throwing on an unknown key or bad value, nothing applied then) and read them back.
