@@ -196,7 +196,16 @@ export class CucumberStudioTarget implements Target {
     for (const item of sent) if (testsOf(Number(item.key)).length) this.bySnapshot.set(Number(item.key), testsOf(Number(item.key)));
     const repost = (testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string) =>
       this.results.repost(runId, testId, input, buildId);
-    const reconciled = await reconcileBuild({ runId, place, builds: this.builds, client: this.client, sent, testsOf, post: repost });
+    const reconciled = await reconcileBuild({
+      runId,
+      place,
+      builds: this.builds,
+      client: this.client,
+      sent,
+      testsOf,
+      posted: this.posted,
+      post: repost,
+    });
     const problems = [...filled.problems, ...reconciled.problems];
     return readBack({ runId, sent, tests, testsOf, problems, shown: reconciled.shown, buildName: place.buildName });
   }

@@ -74,6 +74,8 @@ export async function reconcileBuild(o: {
   client: CucumberStudioClient;
   sent: readonly PlanItem[];
   testsOf: (scenarioId: number) => string[];
+  /** Key -> tests this process's result went to (confirmed): only those get ours again (a refused row stays refused). */
+  posted: ReadonlyMap<string, readonly string[]>;
   post: (testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string) => Promise<void>;
 }): Promise<Reconciled> {
   const shown = new Map<string, string>();
@@ -89,7 +91,8 @@ export async function reconcileBuild(o: {
     o.sent.flatMap((item) =>
       o.testsOf(Number(item.key)).map(async (testId) => {
         const list = held.get(testId) ?? [];
-        const fix = correction({ status: String(item.status) }, list);
+        const fixed = correction({ status: String(item.status) }, list);
+        const fix = fixed === 'ours' && !o.posted.get(String(item.key))?.includes(testId) ? undefined : fixed;
         const latest = list.at(-1)?.status;
         if (!fix) return latest !== undefined && shown.set(testId, latest);
         const input =
