@@ -21,7 +21,7 @@ export interface FakeRun {
   scenarioIds: number[];
   tests: FakeTest[];
   /** The builds of its one environment (`Default`, id 1); `name` as the create sent it (names honoured). */
-  builds?: Array<{ id: string; name: string }>;
+  builds?: Array<{ id: string; name: string; closed?: boolean }>;
 }
 type ListAnswer = (tests: FakeTest[]) => { status: number; text: string } | FakeTest[];
 
@@ -36,6 +36,8 @@ export interface FakeOptions {
   names?: Record<number, string>;
   /** Scenario id -> number of tests (datasets); default 1. */
   datasets?: Record<number, number>;
+  /** A build create ignores the name sent (the build is called `Build N`), as the documented route may. */
+  ignoreBuildName?: boolean;
 }
 
 export class FakeCs {
@@ -46,6 +48,8 @@ export class FakeCs {
   beforeCreate?: () => void;
   /** Answers a result post in the service's stead (e.g. a refusal) when it returns an answer. */
   refusePost?: (testId: number) => { status: number; text: string } | undefined;
+  /** Build creates still to answer 500 after being applied. */
+  buildCreatesFailingAfterApplying = 0;
   private nextRun = 100;
   private nextTest = 1000;
 
@@ -206,13 +210,26 @@ export class FakeCs {
   /** The environment routes of the run's one environment (`Default`, id 1) and the build read by id. */
   private buildRoute(req: HttpRequest, run: FakeRun, rest: string, body?: { data: { attributes: Record<string, unknown> } }) {
     const builds = (run.builds ??= []);
-    const resource = (b: { id: string; name: string }) => ({ type: 'builds', id: b.id, attributes: { name: b.name, 'is-running': true } });
+    const resource = (b: { id: string; name: string; closed?: boolean }) => ({
+      type: 'builds',
+      id: b.id,
+      attributes: { name: b.name, 'is-running': !b.closed },
+    });
     if (req.method === 'GET' && rest === '/execution_environments')
       return answer(200, { data: [{ type: 'execution-environments', id: '1', attributes: { name: 'Default' } }] });
     if (req.method === 'GET' && rest === '/execution_environments/1/builds') return answer(200, { data: builds.map(resource) });
     if (req.method === 'POST' && rest === '/execution_environments/1/builds') {
-      builds.push({ id: String(500 + builds.length), name: String(body?.data.attributes.name) });
+      const name = this.o.ignoreBuildName ? `Build ${builds.length + 1}` : String(body?.data.attributes.name);
+      builds.push({ id: String(500 + builds.length), name });
+      if (this.buildCreatesFailingAfterApplying-- > 0) return answer(500, { errors: [{ detail: 'Internal Server Error' }] });
       return answer(201, { data: resource(builds.at(-1)!) });
+    }
+    const renamed = rest.match(/^\/builds\/(\d+)$/);
+    if (req.method === 'PATCH' && renamed) {
+      const build = builds.find((b) => b.id === renamed[1]);
+      if (!build) return answer(404, { errors: [{ detail: 'Build not found' }] });
+      build.name = String(body?.data.attributes.name);
+      return answer(200, { data: resource(build) });
     }
     const m = rest.match(/^\/builds\/(\d+)$/);
     if (req.method === 'GET' && m) {

@@ -63,34 +63,58 @@ export class EnvironmentBuilds {
   private async findOrOpen(runId: number, environmentName: string): Promise<BuildPlace> {
     const environmentId = await this.environment(runId, environmentName);
     const place = (buildId: string): BuildPlace => ({ environmentId, environmentName, buildId, buildName: this.buildName });
-    const found = await this.ours(runId, environmentId);
+    const before = await this.listed(runId, environmentId);
+    const found = this.lowestOurs(before);
     if (found) return place(found);
     let opened: string | undefined;
     await this.lane.retry(
       'builds/create',
       async (_attempt, mayHaveApplied) => {
-        // A create that may have been applied (500 after applying, reset): look before opening another.
-        if (mayHaveApplied && (opened = await this.ours(runId, environmentId))) return;
+        // A create that may have been applied (500 after applying, reset): look before opening another. A server
+        // that ignores the name made a default-named one (`Build N`) that appeared since the first listing: ours.
+        if (mayHaveApplied) {
+          const now = await this.listed(runId, environmentId);
+          const known = new Set(before.map((b) => b.id));
+          const appeared = now.filter((b) => !known.has(b.id) && isOpen(b) && DEFAULT_BUILD_NAME.test(String(b.attributes?.name)));
+          opened = this.lowestOurs(now) ?? appeared.map((b) => b.id).sort(byId)[0];
+          if (opened)
+            return this.named(
+              runId,
+              now.find((b) => b.id === opened)!,
+            );
+        }
         const doc = await this.client.createBuildOnce(runId, environmentId, this.buildName);
         const build = asArray(doc.data)[0];
         if (build?.id === undefined) throw new Error(`CucumberStudio answered the creation of a build with no build id`);
         opened = String(build.id);
-        // The environment route is documented without `name`: a server may call it `Build N` (rename by id).
-        if (build.attributes?.name !== this.buildName) await this.client.renameBuild(runId, opened, this.buildName);
+        await this.named(runId, build);
       },
       `build "${this.buildName}" in test run ${runId}`,
     );
     // A concurrent process may have opened its own at the same moment: both settle on the lowest id.
-    return place((await this.ours(runId, environmentId)) ?? opened!);
+    return place(this.lowestOurs(await this.listed(runId, environmentId)) ?? opened!);
+  }
+
+  /** The environment route is documented without `name`: a server may call the build `Build N` (rename by id). */
+  private async named(runId: number, build: JsonApiResource): Promise<void> {
+    if (build.attributes?.name !== this.buildName) await this.client.renameBuild(runId, String(build.id), this.buildName);
+  }
+
+  private async listed(runId: number, environmentId: string): Promise<JsonApiResource[]> {
+    return asArray((await this.client.listBuilds(runId, environmentId)).data);
+  }
+
+  /** The lowest-id open build named after the CI build. */
+  private lowestOurs(builds: readonly JsonApiResource[]): string | undefined {
+    return builds
+      .filter((b) => b.attributes?.name === this.buildName && isOpen(b))
+      .map((b) => b.id)
+      .sort(byId)[0];
   }
 
   /** The lowest-id open build of the environment named after the CI build (one list). */
   private async ours(runId: number, environmentId: string): Promise<string | undefined> {
-    const builds = asArray((await this.client.listBuilds(runId, environmentId)).data);
-    return builds
-      .filter((b) => b.attributes?.name === this.buildName && isOpen(b))
-      .map((b) => b.id)
-      .sort((a, b) => Number(a) - Number(b))[0];
+    return this.lowestOurs(await this.listed(runId, environmentId));
   }
 
   private async environment(runId: number, name: string): Promise<string> {
@@ -100,6 +124,10 @@ export class EnvironmentBuilds {
     return String(found.id);
   }
 }
+
+/** What a server that ignores the create's name calls a build (the sandbox's `environmentBuildName: 'ignore'`). */
+const DEFAULT_BUILD_NAME = /^Build \d+$/;
+const byId = (a: string, b: string) => Number(a) - Number(b);
 
 /** Open = not closed: `is-running` true, or no `closed-at` (the create samples echo snake_case keys, §4.3). */
 function isOpen(build: JsonApiResource): boolean {
