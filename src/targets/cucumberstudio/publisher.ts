@@ -21,7 +21,7 @@ import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
 import { toSnapshot } from './snapshots';
-import { EnvironmentBuilds } from './build-place';
+import { DEFAULT_ENVIRONMENT, EnvironmentBuilds } from './build-place';
 import { reconcileBuild } from './worst-wins';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
@@ -170,6 +170,11 @@ export class CucumberStudioTarget implements Target {
     const tests = this.posted.get(item.key) ?? this.bySnapshot.get(Number(item.key)) ?? [];
     if (!tests.length) throw new Error(`scenario ${item.key} has no test in test run ${runId}`);
     return this.results.attach(runId, tests, file, check);
+  }
+
+  /** The dry run's line: where in the run results would go (found or opened, never closed). */
+  wouldPublishInto(): string[] {
+    return [`build "${this.builds.buildName}" of execution environment "${DEFAULT_ENVIRONMENT}" (found by name, or opened)`];
   }
 
   /** The run in the web app (same site as the API). */
