@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { cucumberstudio } from '../../src/targets/cucumberstudio/definition';
 import type { CucumberStudioConfig } from '../../src/targets/cucumberstudio/config';
 import { clock, FakeCs, item } from './cucumberstudio-fake';
+import { correction, type HeldResult } from '../../src/targets/cucumberstudio/worst-wins';
 
 /** The real target on the fake, publishing for CI build `ci 9`. */
-function target(fake: FakeCs) {
+function target(fake: FakeCs, replay = false) {
   const c = clock();
   const config: CucumberStudioConfig = {
     baseUrl: 'https://cs.test',
@@ -20,6 +21,7 @@ function target(fake: FakeCs) {
   return cucumberstudio.create(config, {
     send: fake.send,
     secrets: ['token-secret'],
+    replay,
     lane: { clock: c, random: () => 0 },
     tuning: { cucumberstudio: { wait: { clock: c } } },
     runInfo: { description: '', buildId: 'ci 9' },
@@ -69,5 +71,30 @@ describe("CucumberStudio target: the CI build's build", () => {
     expect(report.ok).toBe(true);
     expect(run.tests[0].results.at(-1)).toMatchObject({ status: 'failed', description: 'fails elsewhere', build: '502' });
     expect(report.containerStatus).toBe('failed 1');
+  });
+
+  it("a replay does not take another CI build's result alike for its own: it posts into its build", async () => {
+    const fake = new FakeCs({ linkage: true });
+    const run = fake.addRun('Nightly', [1]);
+    run.builds = [{ id: '500', name: 'ci 10' }];
+    run.tests[0].results.push({ status: 'passed', description: '', author: 'playwright-tms-reporter', build: '500' });
+    const t = target(fake, true);
+    await t.begin({ knownKeys: ['1'] });
+    expect((await t.publish([item(1, 'passed')])).failed).toEqual([]);
+    expect(resultsByBuild(fake, run.id)).toEqual({ 500: ['passed'], 501: ['passed'] });
+    expect(run.builds.map((b) => b.name)).toEqual(['ci 10', 'ci 9']);
+  });
+});
+
+describe('worst wins in a build: the correction one test needs', () => {
+  const held = (...statuses: string[]): HeldResult[] =>
+    statuses.map((status, i) => ({ id: String(i + 1), testId: '9', status, description: `${status} ${i + 1}`, createdAt: i }));
+  it('posts the worst again when the latest is better, ours when nothing held is as bad, else nothing', () => {
+    expect(correction({ status: 'passed' }, held('failed', 'passed'))).toMatchObject({ id: '1', status: 'failed' });
+    expect(correction({ status: 'passed' }, held('failed', 'blocked', 'failed', 'passed'))).toMatchObject({ id: '3' });
+    expect(correction({ status: 'passed' }, held('passed', 'failed'))).toBeUndefined();
+    expect(correction({ status: 'failed' }, held('passed'))).toBe('ours');
+    expect(correction({ status: 'passed' }, [])).toBe('ours');
+    expect(correction({ status: 'skipped' }, held('passed', 'skipped'))).toMatchObject({ id: '1', status: 'passed' });
   });
 });

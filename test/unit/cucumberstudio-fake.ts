@@ -190,6 +190,7 @@ export class FakeCs {
                   type: 'test-results',
                   id: '1',
                   attributes: { status: last.status, description: last.description, 'status-author': last.author },
+                  relationships: { build: { data: last.build ? { type: 'builds', id: last.build } : null } },
                 },
               ]
             : [];

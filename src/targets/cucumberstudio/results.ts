@@ -13,6 +13,11 @@ export const STATUS_AUTHOR = 'playwright-tms-reporter';
  */
 const CLOCK_LEEWAY_MS = 60_000;
 
+/** The id a to-one linkage names (none: undefined). */
+function linkedId(data: { id: string } | Array<{ id: string }> | null | undefined): string | undefined {
+  return data && !Array.isArray(data) ? String(data.id) : undefined;
+}
+
 /** A result's `created-at` from before `since` (with the clock leeway): an earlier run's result. */
 export function olderThan(createdAt: unknown, since: number | undefined): boolean {
   const at = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
@@ -115,7 +120,9 @@ export class ResultWriter {
             (a.description ?? '') === input.description &&
             a['status-author'] === STATUS_AUTHOR &&
             // Created before this publication began (with the clock leeway): an earlier run's result in a reused run.
-            !olderThan(a['created-at'], this.since);
+            !olderThan(a['created-at'], this.since) &&
+            // Another CI build's result alike (posted meanwhile) is not this one's: a build it names must be ours.
+            [undefined, buildId].includes(linkedId(last.relationships?.build?.data));
           if (ours) {
             this.resultIds.set(testId, String(last.id));
             return;
