@@ -46,6 +46,20 @@ export class EnvironmentBuilds {
     return found;
   }
 
+  /** The build's id in `environmentName`, or why it could not be found or opened (one line). */
+  async placeOrWhy(runId: number, environmentName = DEFAULT_ENVIRONMENT): Promise<string | { why: string }> {
+    try {
+      return (await this.place(runId, environmentName)).buildId;
+    } catch (error) {
+      return { why: `the build "${this.buildName}" of test run ${runId} could not be found or opened: ${(error as Error).message}` };
+    }
+  }
+
+  /** Where results go, for the dry run (found or opened, never closed). */
+  describe(environmentName = DEFAULT_ENVIRONMENT): string {
+    return `build "${this.buildName}" of execution environment "${environmentName}" (found by name, or opened)`;
+  }
+
   /** The places found so far (the end reconciles each). */
   async known(): Promise<BuildPlace[]> {
     const settled = await Promise.allSettled(this.places.values());

@@ -21,7 +21,7 @@ import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
 import { toSnapshot } from './snapshots';
-import { DEFAULT_ENVIRONMENT, EnvironmentBuilds } from './build-place';
+import { EnvironmentBuilds } from './build-place';
 import { reconcileBuild } from './worst-wins';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
@@ -123,14 +123,9 @@ export class CucumberStudioTarget implements Target {
     await this.run.preparation();
     await this.prepare(items.map((i) => Number(i.key)));
     const result: PublishResult = { done: [], failed: [] };
-    let buildId: string;
-    try {
-      buildId = (await this.builds.place(runId)).buildId;
-    } catch (error) {
-      // Never posted with no build: the items wait (outbox, replay) until the build can be found or opened.
-      const reason = `the build "${this.builds.buildName}" of test run ${runId} could not be found or opened: ${(error as Error).message}`;
-      return { done: [], failed: items.map((item) => ({ item, reason })) };
-    }
+    // Never posted with no build: the items wait (outbox, replay) until the build can be found or opened.
+    const buildId = await this.builds.placeOrWhy(runId);
+    if (typeof buildId !== 'string') return { done: [], failed: items.map((item) => ({ item, reason: buildId.why })) };
     await Promise.all(
       items.map(async (item) => {
         const scenarioId = Number(item.key);
@@ -172,9 +167,9 @@ export class CucumberStudioTarget implements Target {
     return this.results.attach(runId, tests, file, check);
   }
 
-  /** The dry run's line: where in the run results would go (found or opened, never closed). */
+  /** The dry run's line: where in the run results would go. */
   wouldPublishInto(): string[] {
-    return [`build "${this.builds.buildName}" of execution environment "${DEFAULT_ENVIRONMENT}" (found by name, or opened)`];
+    return [this.builds.describe()];
   }
 
   /** The run in the web app (same site as the API). */
