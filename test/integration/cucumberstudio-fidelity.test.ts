@@ -94,8 +94,9 @@ describe('CucumberStudio fidelity (live)', () => {
     );
     expect(requests).toBe(log.length);
     expect(uploads).toBe(run.summary!.targets.cucumberstudio!.attachments?.uploaded ?? 0);
-    // project, run list x2, create, 9 posts (+ scenario list and 2 lookups); the read-back is one test-list read (in polls)
-    expect(requests - polls - uploads).toBe(linkage ? 13 : 16);
+    // project, run list x2, create, 9 posts (+ scenario list and 2 lookups); the read-back is one test-list read (in polls);
+    // the CI build's build: environments, builds, create, rename (the name ignored), builds again; at the end builds + the build read
+    expect(requests - polls - uploads).toBe(linkage ? 20 : 23);
     expect(log.filter((e) => e.target.includes('show_step_statuses=true'))).toHaveLength(1);
   });
 

@@ -19,7 +19,13 @@ test('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});
 test('bad', { tag: ['@PROJ-4', '@cs-4'] }, () => { throw new Error('x'); });
 test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });`,
     },
-    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1', ZEPHYR_CYCLE_NAME: 'Dry nightly', CUCUMBERSTUDIO_TEST_RUN_ID: '77' },
+    env: {
+      ...sandbox.env(),
+      PW_TMS_DRY_RUN: '1',
+      ZEPHYR_CYCLE_NAME: 'Dry nightly',
+      CUCUMBERSTUDIO_TEST_RUN_ID: '77',
+      PW_TMS_BUILD: 'nightly 12',
+    },
     options: {
       zephyr: { statusMap: { failed: 'BLOCKED', skipped: 'Partially Passed' } },
       cucumberstudio: { statusMap: { failed: 'retest' } },
@@ -34,6 +40,7 @@ test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });`,
   // The summary names where the results would go: a cycle by name, a run by the id configured.
   expect(run.output).toContain('Zephyr Squad: dry run for cycle "Dry nightly" — would publish 3');
   expect(run.output).toContain('CucumberStudio: dry run for test run (id 77) — would publish 2');
+  expect(run.output).toContain('dry run: CucumberStudio would publish into build "nightly 12" of execution environment "Default"');
   expect(run.summary!.targets.zephyr).toMatchObject({ dryRun: true, countsByStatus: { PASS: 1, BLOCKED: 1, UNEXECUTED: 1 }, calls: 0 });
   const after = sandbox.stats();
   expect(after.zephyr.requests).toBe(before.zephyr.requests);

@@ -197,6 +197,8 @@ export async function testSandbox(options: SandboxOptions = {}): Promise<Running
   const pacing = [sandbox.origin, sandbox.formerOrigin].filter((o): o is string => !!o).map((o) => machinePacingDir(o));
   return Object.assign(sandbox, {
     close: async () => {
+      // Every CucumberStudio result goes into a build (interface.md): one posted with none fails the file.
+      const counters = sandbox.stats().cucumberstudio?.counters as { resultsWithoutBuild?: number } | undefined;
       await close();
       for (const dir of pacing) fs.rmSync(dir, { recursive: true, force: true });
       try {
@@ -204,6 +206,8 @@ export async function testSandbox(options: SandboxOptions = {}): Promise<Running
       } catch {
         // in use
       }
+      if (counters?.resultsWithoutBuild)
+        throw new Error(`CucumberStudio holds ${counters.resultsWithoutBuild} results posted with no build`);
     },
   });
 }

@@ -12,7 +12,7 @@ import type { PlanItem } from '../../src/shared/model';
 export interface FakeTest {
   id: number;
   scenarioId: number;
-  results: Array<{ status: string; description: string; author: string }>;
+  results: Array<{ status: string; description: string; author: string; build?: string }>;
 }
 export interface FakeRun {
   id: number;
@@ -20,6 +20,8 @@ export interface FakeRun {
   description: string;
   scenarioIds: number[];
   tests: FakeTest[];
+  /** The builds of its one environment (`Default`, id 1); `name` as the create sent it (names honoured). */
+  builds?: Array<{ id: string; name: string; closed?: boolean }>;
 }
 type ListAnswer = (tests: FakeTest[]) => { status: number; text: string } | FakeTest[];
 
@@ -34,6 +36,8 @@ export interface FakeOptions {
   names?: Record<number, string>;
   /** Scenario id -> number of tests (datasets); default 1. */
   datasets?: Record<number, number>;
+  /** A build create ignores the name sent (the build is called `Build N`), as the documented route may. */
+  ignoreBuildName?: boolean;
 }
 
 export class FakeCs {
@@ -44,6 +48,8 @@ export class FakeCs {
   beforeCreate?: () => void;
   /** Answers a result post in the service's stead (e.g. a refusal) when it returns an answer. */
   refusePost?: (testId: number) => { status: number; text: string } | undefined;
+  /** Build creates still to answer 500 after being applied. */
+  buildCreatesFailingAfterApplying = 0;
   private nextRun = 100;
   private nextTest = 1000;
 
@@ -138,6 +144,8 @@ export class FakeCs {
       const run = this.runs.get(Number(m[1]));
       if (!run) return answer(404, { errors: [{ detail: 'Test run not found' }] });
       const rest = m[2];
+      const built = this.buildRoute(req, run, rest, body);
+      if (built) return built;
       if (req.method === 'GET' && rest === '') return answer(200, { data: runResource(run) });
       if (req.method === 'PATCH' && rest === '') {
         const a = body!.data.attributes;
@@ -182,6 +190,7 @@ export class FakeCs {
                   type: 'test-results',
                   id: '1',
                   attributes: { status: last.status, description: last.description, 'status-author': last.author },
+                  relationships: { build: { data: last.build ? { type: 'builds', id: last.build } : null } },
                 },
               ]
             : [];
@@ -191,11 +200,56 @@ export class FakeCs {
         const refused = this.refusePost?.(t.id);
         if (refused) return { ...refused, headers: {}, durationMs: 1 };
         const a = body!.data.attributes;
-        t.results.push({ status: String(a.status), description: String(a.description), author: String(a['status-author']) });
+        const build = (body as { data: { relationships?: { build?: { data?: { id?: string } } } } }).data.relationships?.build?.data?.id;
+        t.results.push({ status: String(a.status), description: String(a.description), author: String(a['status-author']), build });
         return answer(201, { data: { type: 'test-results', id: String(t.results.length), attributes: a } });
       }
     }
     return answer(404, { errors: [{ detail: `no route ${req.method} ${path}` }] });
+  }
+
+  /** The environment routes of the run's one environment (`Default`, id 1) and the build read by id. */
+  private buildRoute(req: HttpRequest, run: FakeRun, rest: string, body?: { data: { attributes: Record<string, unknown> } }) {
+    const builds = (run.builds ??= []);
+    const resource = (b: { id: string; name: string; closed?: boolean }) => ({
+      type: 'builds',
+      id: b.id,
+      attributes: { name: b.name, 'is-running': !b.closed },
+    });
+    if (req.method === 'GET' && rest === '/execution_environments')
+      return answer(200, { data: [{ type: 'execution-environments', id: '1', attributes: { name: 'Default' } }] });
+    if (req.method === 'GET' && rest === '/execution_environments/1/builds') return answer(200, { data: builds.map(resource) });
+    if (req.method === 'POST' && rest === '/execution_environments/1/builds') {
+      const name = this.o.ignoreBuildName ? `Build ${builds.length + 1}` : String(body?.data.attributes.name);
+      builds.push({ id: String(500 + builds.length), name });
+      if (this.buildCreatesFailingAfterApplying-- > 0) return answer(500, { errors: [{ detail: 'Internal Server Error' }] });
+      return answer(201, { data: resource(builds.at(-1)!) });
+    }
+    const renamed = rest.match(/^\/builds\/(\d+)$/);
+    if (req.method === 'PATCH' && renamed) {
+      const build = builds.find((b) => b.id === renamed[1]);
+      if (!build) return answer(404, { errors: [{ detail: 'Build not found' }] });
+      build.name = String(body?.data.attributes.name);
+      return answer(200, { data: resource(build) });
+    }
+    const m = rest.match(/^\/builds\/(\d+)$/);
+    if (req.method === 'GET' && m) {
+      const included = run.tests.flatMap((t) =>
+        t.results.flatMap((r, i) =>
+          r.build === m[1]
+            ? [
+                {
+                  type: 'test-results',
+                  id: `${t.id}.${i + 1}`,
+                  attributes: { status: r.status, description: r.description, 'test-snapshot-id': t.id },
+                },
+              ]
+            : [],
+        ),
+      );
+      return answer(200, { data: { type: 'builds', id: m[1] }, included });
+    }
+    return undefined;
   }
 }
 

@@ -106,19 +106,59 @@ export class CucumberStudioClient {
     return this.call(`test_snapshots/get`, 'GET', `/test_runs/${runId}/test_snapshots/${snapshotId}?include=${include}`);
   }
 
-  /** `stepStatuses`: one per step of the test, in order (the service reads a shorter list as scenario-level). */
+  /**
+   * `stepStatuses`: one per step of the test, in order (the service reads a shorter list as scenario-level).
+   * `buildId`: the build the result goes into (#84 with `relationships.build`, the one result route that takes
+   * step statuses); never left out by the publisher, since a result with no build shows in no build view.
+   */
   postResultOnce(
     runId: number,
     snapshotId: string,
-    result: { status: string; description: string; author: string; stepStatuses?: readonly string[] },
+    result: { status: string; description: string; author: string; stepStatuses?: readonly string[]; buildId?: string },
   ): Promise<JsonApiDocument> {
-    const { status, description, author, stepStatuses } = result;
+    const { status, description, author, stepStatuses, buildId } = result;
     return this.exchange('test_results/create', 'POST', `/test_runs/${runId}/test_snapshots/${snapshotId}/test_results`, {
       data: {
         type: 'test-results',
         attributes: { status, 'status-author': author, description, ...(stepStatuses ? { 'step-statuses': stepStatuses } : {}) },
+        ...(buildId !== undefined ? { relationships: { build: { data: { type: 'builds', id: buildId } } } } : {}),
       },
     });
+  }
+
+  /** #98 — the run's execution environments (`Default` always among them). */
+  async listEnvironments(runId: number): Promise<JsonApiDocument> {
+    return expectList(
+      await this.call('environments/list', 'GET', `/test_runs/${runId}/execution_environments`),
+      `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/execution_environments`,
+    );
+  }
+
+  /** #102 — the environment's builds (the run-level #91 fails once a run has two environments). */
+  async listBuilds(runId: number, environmentId: string): Promise<JsonApiDocument> {
+    return expectList(
+      await this.call('builds/list', 'GET', `/test_runs/${runId}/execution_environments/${environmentId}/builds`),
+      `GET /api/projects/${this.creds.projectId}/test_runs/${runId}/execution_environments/${environmentId}/builds`,
+    );
+  }
+
+  /** #103, one attempt (no retry): a create is not idempotent, the caller lists again before repeating one. */
+  createBuildOnce(runId: number, environmentId: string, name: string): Promise<JsonApiDocument> {
+    return this.exchange('builds/create', 'POST', `/test_runs/${runId}/execution_environments/${environmentId}/builds`, {
+      data: { attributes: { name } },
+    });
+  }
+
+  /** #95 — rename by id (works whatever the number of environments): idempotent. */
+  renameBuild(runId: number, buildId: string, name: string): Promise<JsonApiDocument> {
+    return this.call('builds/rename', 'PATCH', `/test_runs/${runId}/builds/${buildId}`, {
+      data: { type: 'builds', id: buildId, attributes: { name } },
+    });
+  }
+
+  /** #94 with `include=test-results` — the build and every result it holds, in one call. */
+  getBuildResults(runId: number, buildId: string): Promise<JsonApiDocument> {
+    return this.call('builds/get', 'GET', `/test_runs/${runId}/builds/${buildId}?include=test-results`);
   }
 
   /** Edits a result's status and description (#85; its step statuses cannot be changed): idempotent. */

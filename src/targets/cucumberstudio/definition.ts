@@ -67,6 +67,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       replay: deps.replay ?? tuning.replay,
       since: deps.since,
       description: deps.runInfo?.description,
+      buildName: deps.runInfo?.buildId,
     });
   },
 };

@@ -21,6 +21,8 @@ import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
 import { toSnapshot } from './snapshots';
+import { EnvironmentBuilds } from './build-place';
+import { reconcileBuild } from './worst-wins';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -34,6 +36,8 @@ export interface CsTargetOptions {
   since?: number;
   /** Description of a run this process creates (CI run link, branch, commit). */
   description?: string;
+  /** The CI build this publish belongs to (RunInfo.buildId): the name of the build every result goes into. */
+  buildName?: string;
 }
 
 /**
@@ -53,6 +57,8 @@ export class CucumberStudioTarget implements Target {
   private readonly bySnapshot = new Map<number, string[]>();
   private readonly posted = new Map<string, string[]>();
   private readonly results: ResultWriter;
+  /** The CI build's build per execution environment (merge mode: `Default` only). */
+  private readonly builds: EnvironmentBuilds;
   /** Why awaited scenarios still had no tests when the wait ended (the timeout), for their items. */
   private unready?: string;
 
@@ -65,6 +71,7 @@ export class CucumberStudioTarget implements Target {
     this.byOutcome = resolveCsStatusMap(cfg.statusMap);
     this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
     this.results = new ResultWriter(client, lane, !!o.replay, o.since);
+    this.builds = new EnvironmentBuilds(client, lane, o.buildName ?? `local ${process.pid}`);
     this.index = new TestIndex({
       loadNames: async () =>
         new Map(asArray((await client.listScenarios()).data).map((r) => [Number(r.id), String(r.attributes?.name ?? '')])),
@@ -116,6 +123,9 @@ export class CucumberStudioTarget implements Target {
     await this.run.preparation();
     await this.prepare(items.map((i) => Number(i.key)));
     const result: PublishResult = { done: [], failed: [] };
+    // Never posted with no build: the items wait (outbox, replay) until the build can be found or opened.
+    const buildId = await this.builds.placeOrWhy(runId);
+    if (typeof buildId !== 'string') return { done: [], failed: items.map((item) => ({ item, reason: buildId.why })) };
     await Promise.all(
       items.map(async (item) => {
         const scenarioId = Number(item.key);
@@ -135,7 +145,7 @@ export class CucumberStudioTarget implements Target {
           const input = { status: String(item.status), description: item.comment, steps: item.steps, key: String(item.key) };
           // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
           // otherwise post again beside the item's next send (a second result on that test).
-          const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input)));
+          const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input, buildId)));
           const failed = posts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
           if (failed) throw failed.reason;
           this.posted.set(String(item.key), targets);
@@ -157,6 +167,11 @@ export class CucumberStudioTarget implements Target {
     return this.results.attach(runId, tests, file, check);
   }
 
+  /** The dry run's line: where in the run results would go. */
+  wouldPublishInto(): string[] {
+    return [this.builds.describe()];
+  }
+
   /** The run in the web app (same site as the API). */
   link(): string | undefined {
     const run = this.run.peek();
@@ -164,21 +179,35 @@ export class CucumberStudioTarget implements Target {
   }
 
   /**
-   * The end's fresh look at the run (one listing with each test's last result): a scenario's rows the service
-   * generated after its result went out get it now, then the run as it is now is compared with what was sent
-   * (never with what was posted: a row nobody posted to must show).
+   * The end's fresh look: one listing of the run (rows the service generated after their scenario's result went
+   * out get it now), then worst wins across the CI build's processes (reconcileBuild: one list of the
+   * environment's builds, one read of the build, one post per corrected test), and the build as read, corrected,
+   * is compared with what was sent (never with what was posted: a row nobody posted to must show).
    */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
     const runId = Number(this.run.require().id);
     const wanted = new Set(sent.map((i) => Number(i.key)));
     const testsOf = (id: number) => this.index.testsOf(id);
     const since = this.o.since;
-    let tests = await this.freshListing(runId, wanted);
-    const post = (testId: string, input: ResultInput) => this.results.post(runId, testId, input);
+    const tests = await this.freshListing(runId, wanted);
+    const place = await this.builds.place(runId);
+    const post = (testId: string, input: ResultInput) => this.results.post(runId, testId, input, place.buildId);
     const filled = await fillNewRows({ runId, sent, tests, testsOf, since, posted: this.posted, post });
     for (const item of sent) if (testsOf(Number(item.key)).length) this.bySnapshot.set(Number(item.key), testsOf(Number(item.key)));
-    if (filled.tried) tests = await this.freshListing(runId, wanted);
-    return readBack({ runId, sent, tests, testsOf, since, problems: filled.problems, posted: this.posted });
+    const repost = (testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string) =>
+      this.results.repost(runId, testId, input, buildId);
+    const reconciled = await reconcileBuild({
+      runId,
+      place,
+      builds: this.builds,
+      client: this.client,
+      sent,
+      testsOf,
+      posted: this.posted,
+      post: repost,
+    });
+    const problems = [...filled.problems, ...reconciled.problems];
+    return readBack({ runId, sent, tests, testsOf, problems, shown: reconciled.shown, buildName: place.buildName });
   }
 
   async check(): Promise<CheckLine[]> {

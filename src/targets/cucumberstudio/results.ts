@@ -13,6 +13,11 @@ export const STATUS_AUTHOR = 'playwright-tms-reporter';
  */
 const CLOCK_LEEWAY_MS = 60_000;
 
+/** The id a to-one linkage names (none: undefined). */
+function linkedId(data: { id: string } | Array<{ id: string }> | null | undefined): string | undefined {
+  return data && !Array.isArray(data) ? String(data.id) : undefined;
+}
+
 /** A result's `created-at` from before `since` (with the clock leeway): an earlier run's result. */
 export function olderThan(createdAt: unknown, since: number | undefined): boolean {
   const at = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
@@ -55,7 +60,7 @@ export class ResultWriter {
    * Test id -> the result this process last posted to it. A scenario with datasets has several tests: when
    * one of their posts fails the item is sent again, and the tests that already have it must not get it twice.
    */
-  private readonly posted = new Map<string, { print: string; steps: string; runId: number }>();
+  private readonly posted = new Map<string, { print: string; steps: string; runId: number; buildId: string }>();
   /** Scenarios whose test has another number of steps than the Playwright test (said once, at the end). */
   readonly stepNotes = new StepCountNotes();
 
@@ -67,23 +72,42 @@ export class ResultWriter {
     private readonly since?: number,
   ) {}
 
-  async post(runId: number, testId: string, input: ResultInput): Promise<void> {
+  /** Posts into build `buildId` (the CI build's build of the test's environment: never none). */
+  async post(runId: number, testId: string, input: ResultInput, buildId: string): Promise<void> {
     const count = this.stepCounts.get(testId);
     const stepStatuses = stepStatusesFor(input.steps, count);
     if (input.key !== undefined && count !== undefined && input.steps?.length)
       this.stepNotes.saw(`scenario ${input.key}`, count, input.steps.length);
-    const print = JSON.stringify([runId, input.status, input.description, stepStatuses ?? []]);
+    const print = JSON.stringify([runId, buildId, input.status, input.description, stepStatuses ?? []]);
     const steps = JSON.stringify(stepStatuses ?? []);
     const before = this.posted.get(testId);
     if (before?.print === print) return;
     // A correction of the result this process posted (a key corrected, a serial group's retry ran the test
     // again): the test gets no second result, its own is edited — unless its steps changed, which an edit cannot.
     const mine = this.resultIds.get(testId);
-    if (before && mine !== undefined && before.steps === steps && before.runId === runId) {
+    if (before && mine !== undefined && before.steps === steps && before.runId === runId && before.buildId === buildId) {
       await this.client.patchResult(runId, testId, mine, input);
-      this.posted.set(testId, { print, steps, runId });
+      this.posted.set(testId, { print, steps, runId, buildId });
       return;
     }
+    await this.create(runId, testId, { ...input, stepStatuses }, buildId);
+    this.posted.set(testId, { print, steps, runId, buildId });
+  }
+
+  /**
+   * Posts a result as it is (steps as the service holds them), whatever this process posted before: the end's
+   * worst-wins correction, which must become the test's latest result in the build (an edit would keep the
+   * steps of the result it edits).
+   */
+  async repost(runId: number, testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string): Promise<void> {
+    this.posted.delete(testId);
+    // Without the steps as held: this process's own result (its steps fitted to the test, as `post` does).
+    if (input.stepStatuses === undefined) return this.post(runId, testId, input, buildId);
+    await this.create(runId, testId, input, buildId);
+  }
+
+  private async create(runId: number, testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string): Promise<void> {
+    const { stepStatuses } = input;
     await this.lane.retry(
       'test_results/create',
       async (attempt, mayHaveApplied) => {
@@ -96,19 +120,21 @@ export class ResultWriter {
             (a.description ?? '') === input.description &&
             a['status-author'] === STATUS_AUTHOR &&
             // Created before this publication began (with the clock leeway): an earlier run's result in a reused run.
-            !olderThan(a['created-at'], this.since);
+            !olderThan(a['created-at'], this.since) &&
+            // Another CI build's result alike (posted meanwhile) is not this one's: a build it names must be ours.
+            [undefined, buildId].includes(linkedId(last.relationships?.build?.data));
           if (ours) {
             this.resultIds.set(testId, String(last.id));
             return;
           }
         }
-        const doc = await this.client.postResultOnce(runId, testId, { ...input, author: STATUS_AUTHOR, stepStatuses });
+        const { status, description } = input;
+        const doc = await this.client.postResultOnce(runId, testId, { status, description, author: STATUS_AUTHOR, stepStatuses, buildId });
         const id = asArray(doc.data)[0]?.id;
         if (id !== undefined) this.resultIds.set(testId, String(id));
       },
       `result ${runId} ${testId}`,
     );
-    this.posted.set(testId, { print, steps, runId });
   }
 
   /** Attaches the file to the result of each test (a scenario with datasets has several). */

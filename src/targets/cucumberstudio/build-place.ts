@@ -1,0 +1,152 @@
+import type { RequestLane } from '../../kit/lane';
+import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
+
+/** Every run has this environment from the start; merge mode posts every result into it. */
+export const DEFAULT_ENVIRONMENT = 'Default';
+
+/** Where this process's results go in one execution environment of the run: the CI build's build there. */
+export interface BuildPlace {
+  environmentId: string;
+  environmentName: string;
+  buildId: string;
+  /** The CI build (RunInfo.buildId): the build's name. */
+  buildName: string;
+}
+
+/** Environment names are unique in a run; compared trimmed and case-insensitively (a server may apply either rule). */
+const sameEnvironment = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Finds or opens the CI build's build in an execution environment, once per environment name, and keeps the ids.
+ * Field evidence (spec README "Folders, builds, environments"): build names repeat, so the build is found by
+ * listing the environment's builds and matching the name (lowest id, open ones only: a closed build may refuse
+ * results); a create may ignore the name (rename by id); an ambiguous create is followed by a list before another.
+ * Environment routes only: the run-level ones fail once a run has two environments. A build is never closed here:
+ * other processes of the CI build may still post into it.
+ */
+export class EnvironmentBuilds {
+  private readonly places = new Map<string, Promise<BuildPlace>>();
+
+  constructor(
+    private readonly client: CucumberStudioClient,
+    private readonly lane: RequestLane,
+    /** The CI build this publish belongs to. */
+    readonly buildName: string,
+  ) {}
+
+  /** The place for `environmentName` (found or opened on first use; a failure is forgotten, the next call tries again). */
+  place(runId: number, environmentName = DEFAULT_ENVIRONMENT): Promise<BuildPlace> {
+    const key = `${runId}\n${environmentName.trim().toLowerCase()}`;
+    let found = this.places.get(key);
+    if (!found) {
+      found = this.findOrOpen(runId, environmentName);
+      this.places.set(key, found);
+      found.catch(() => this.places.delete(key));
+    }
+    return found;
+  }
+
+  /** The build's id in `environmentName`, or why it could not be found or opened (one line). */
+  async placeOrWhy(runId: number, environmentName = DEFAULT_ENVIRONMENT): Promise<string | { why: string }> {
+    try {
+      return (await this.place(runId, environmentName)).buildId;
+    } catch (error) {
+      return { why: `the build "${this.buildName}" of test run ${runId} could not be found or opened: ${(error as Error).message}` };
+    }
+  }
+
+  /** Where results go, for the dry run (found or opened, never closed). */
+  describe(environmentName = DEFAULT_ENVIRONMENT): string {
+    return `build "${this.buildName}" of execution environment "${environmentName}" (found by name, or opened)`;
+  }
+
+  /** The places found so far (the end reconciles each). */
+  async known(): Promise<BuildPlace[]> {
+    const settled = await Promise.allSettled(this.places.values());
+    return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  }
+
+  /**
+   * The environment's build of this CI build as it stands now (one list): processes that opened it at the same
+   * moment each made one, and every one of them settles on the lowest id. Undefined: none open (closed meanwhile).
+   */
+  async current(runId: number, place: BuildPlace): Promise<string | undefined> {
+    return this.ours(runId, place.environmentId);
+  }
+
+  private async findOrOpen(runId: number, environmentName: string): Promise<BuildPlace> {
+    const environmentId = await this.environment(runId, environmentName);
+    const place = (buildId: string): BuildPlace => ({ environmentId, environmentName, buildId, buildName: this.buildName });
+    const before = await this.listed(runId, environmentId);
+    const found = this.lowestOurs(before);
+    if (found) return place(found);
+    let opened: string | undefined;
+    await this.lane.retry(
+      'builds/create',
+      async (_attempt, mayHaveApplied) => {
+        // A create that may have been applied (500 after applying, reset): look before opening another. A server
+        // that ignores the name made a default-named one (`Build N`) that appeared since the first listing: ours.
+        if (mayHaveApplied) {
+          const now = await this.listed(runId, environmentId);
+          const known = new Set(before.map((b) => b.id));
+          const appeared = now.filter((b) => !known.has(b.id) && isOpen(b) && DEFAULT_BUILD_NAME.test(String(b.attributes?.name)));
+          opened = this.lowestOurs(now) ?? appeared.map((b) => b.id).sort(byId)[0];
+          if (opened)
+            return this.named(
+              runId,
+              now.find((b) => b.id === opened)!,
+            );
+        }
+        const doc = await this.client.createBuildOnce(runId, environmentId, this.buildName);
+        const build = asArray(doc.data)[0];
+        if (build?.id === undefined) throw new Error(`CucumberStudio answered the creation of a build with no build id`);
+        opened = String(build.id);
+        await this.named(runId, build);
+      },
+      `build "${this.buildName}" in test run ${runId}`,
+    );
+    // A concurrent process may have opened its own at the same moment: both settle on the lowest id.
+    return place(this.lowestOurs(await this.listed(runId, environmentId)) ?? opened!);
+  }
+
+  /** The environment route is documented without `name`: a server may call the build `Build N` (rename by id). */
+  private async named(runId: number, build: JsonApiResource): Promise<void> {
+    if (build.attributes?.name !== this.buildName) await this.client.renameBuild(runId, String(build.id), this.buildName);
+  }
+
+  private async listed(runId: number, environmentId: string): Promise<JsonApiResource[]> {
+    return asArray((await this.client.listBuilds(runId, environmentId)).data);
+  }
+
+  /** The lowest-id open build named after the CI build. */
+  private lowestOurs(builds: readonly JsonApiResource[]): string | undefined {
+    return builds
+      .filter((b) => b.attributes?.name === this.buildName && isOpen(b))
+      .map((b) => b.id)
+      .sort(byId)[0];
+  }
+
+  /** The lowest-id open build of the environment named after the CI build (one list). */
+  private async ours(runId: number, environmentId: string): Promise<string | undefined> {
+    return this.lowestOurs(await this.listed(runId, environmentId));
+  }
+
+  private async environment(runId: number, name: string): Promise<string> {
+    const list = asArray((await this.client.listEnvironments(runId)).data);
+    const found = list.find((e) => sameEnvironment(String(e.attributes?.name ?? ''), name));
+    if (!found) throw new Error(`test run ${runId} has no execution environment "${name}"`);
+    return String(found.id);
+  }
+}
+
+/** What a server that ignores the create's name calls a build (the sandbox's `environmentBuildName: 'ignore'`). */
+const DEFAULT_BUILD_NAME = /^Build \d+$/;
+const byId = (a: string, b: string) => Number(a) - Number(b);
+
+/** Open = not closed: `is-running` true, or no `closed-at` (the create samples echo snake_case keys, §4.3). */
+function isOpen(build: JsonApiResource): boolean {
+  const a = build.attributes ?? {};
+  const running = a['is-running'] ?? a.is_running;
+  if (typeof running === 'boolean') return running;
+  return (a['closed-at'] ?? a.closed_at ?? null) === null;
+}
