@@ -23,10 +23,9 @@ export async function dryRun(
     counts[name] = (counts[name] ?? 0) + 1;
     printer.info(`dry run: ${s.definition.label} ${keyLabel(item.key)} -> ${name}${item.comment ? ' (with comment)' : ''}`);
   }
-  // Inside the container (e.g. CucumberStudio's build of the CI build): an optional Target method, kept off
-  // kit/target.ts's interface for now (outside this change's scope), so only a target that has it says it.
-  const inside = (s.target as { wouldPublishInto?: () => readonly string[] }).wouldPublishInto?.() ?? [];
-  for (const place of inside) printer.info(`dry run: ${s.definition.label} would publish into ${place}`);
+  // Inside the container (e.g. CucumberStudio's build of the CI build).
+  if (plan.length)
+    for (const place of s.target.wouldPublishInto?.(plan) ?? []) printer.info(`dry run: ${s.definition.label} would publish into ${place}`);
   const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
   const { containerId: id, containerName } = where ?? {};
   return {

@@ -105,6 +105,8 @@ export interface Target {
   attach?(item: PlanItem, file: UploadFile, options: { check: boolean }): Promise<'uploaded' | 'present'>;
   /** The container's web address, for the summary line. */
   link?(): string | undefined;
+  /** Dry run: where inside the container these items would go (a build, folders, environments), one line each. */
+  wouldPublishInto?(items: readonly PlanItem[]): readonly string[];
   /** Reads the container back and compares it with what was sent. */
   verify(sent: readonly PlanItem[]): Promise<VerifyReport>;
   /** Read-only check of the settings against the service (the `check` command). */

@@ -48,7 +48,7 @@ function buildsNamed(name: string): BuildView[] {
 function latestIn(buildId: number): Record<number, [string, string]> {
   const out: Record<number, [string, string]> = {};
   for (const s of csRun(sandbox, NAME).snapshots) {
-    const mine = (s.results as Array<{ buildId: number | null; status: string; description: string }>).filter((r) => r.buildId === buildId);
+    const mine = s.results.filter((r) => r.buildId === buildId);
     if (mine.length) out[s.scenarioId] = [mine.at(-1)!.status, mine.at(-1)!.description ?? ''];
   }
   return out;

@@ -261,7 +261,7 @@ export interface CsSnapshot {
   id: number;
   scenarioId: number;
   name: string;
-  results: Array<{ status: string; description: string; statusAuthor: string }>;
+  results: Array<{ status: string; description: string; statusAuthor: string; buildId: number | null }>;
 }
 export interface CsRun {
   id: number;
