@@ -1,0 +1,97 @@
+import type { PlanItem } from '../../shared/model';
+import type { PublishResult } from '../../kit/target';
+import type { ZephyrClient, ZephyrExecution } from './client';
+import type { BuildMarks } from './build-marks';
+import type { CycleMembers } from './cycle-members';
+import type { StatusWriter } from './status-writer';
+import { chunk, waitForJob, type JobWaitOptions } from './jobs';
+import { BULK_CHUNK } from './batching';
+import { STEP_UNEXECUTED } from './evidence';
+
+export interface ReconcileContext {
+  client: ZephyrClient;
+  cycle: { id: string; projectId: number; versionId: number };
+  marks: BuildMarks;
+  members: CycleMembers;
+  writer: StatusWriter;
+  jobs: JobWaitOptions;
+  /** Whether step results go with a status (stepResults is not 'off'). */
+  steps: boolean;
+}
+
+/**
+ * The end of a process of a CI build other processes may publish too (shards, a job per project): the cycle
+ * is read again (every page of the listing, 50 executions a call) and each key of ours is made the worst of
+ * what this build sent for it. Another process may have written a better status after ours (the bulk PASS
+ * of a later shard): ours is set again, with its comment and step results. Or a better one after another
+ * process's worse result, whose mark (see build-marks) still says so: that status is restored, and the step
+ * results go UNEXECUTED (we do not have that process's steps; a FAIL must not keep our PASS steps).
+ * Cost: ceil(executions / 50) reads per process, plus the corrections; a local run does not reconcile.
+ * Returns one line per key the cycle does not show as it should once corrected (the read-back's details).
+ */
+export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]): Promise<string[]> {
+  const { client, cycle, marks, members } = ctx;
+  const now = await readWholeCycle(client, cycle);
+  const details: string[] = [];
+  const again: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
+  const restore = new Map<number, ZephyrExecution[]>();
+  for (const item of sent) {
+    const e = members.get(item.key);
+    const seen = now.get(item.key);
+    if (!e || !seen) {
+      details.push(`${item.key}: not in the cycle`);
+      continue;
+    }
+    const ours = Number(item.status);
+    const here = marks.ownBuildStatus(seen.comment);
+    const target = marks.worst(ours, here);
+    e.statusId = seen.statusId;
+    e.comment = seen.comment;
+    // As bad as the build's worst, or worse (a result sent without a comment, by another process): it stands.
+    if (!marks.better(seen.statusId, target)) continue;
+    if (target === ours) again.push({ item, e });
+    else restore.set(target, [...(restore.get(target) ?? []), e]);
+  }
+  const result: PublishResult = { done: [], failed: [] };
+  if (again.length) await ctx.writer.write(cycle.id, again, result);
+  for (const f of result.failed) details.push(`${f.item.key}: ${f.reason}`);
+  await Promise.all(
+    [...restore].flatMap(([status, es]) =>
+      chunk(es, BULK_CHUNK).map(async (part) => {
+        try {
+          await waitForJob(
+            client,
+            await client.bulkStatus(
+              part.map((e) => e.id),
+              status,
+              ctx.steps ? STEP_UNEXECUTED : undefined,
+            ),
+            ctx.jobs,
+          );
+          for (const e of part) e.statusId = status;
+        } catch (error) {
+          for (const e of part) details.push(`${e.issueKey}: ${(error as Error).message}`);
+        }
+      }),
+    ),
+  );
+  return details;
+}
+
+/** Every execution of the cycle by key, from the listing (the truth; the ZQL index may lag behind it). */
+async function readWholeCycle(
+  client: ZephyrClient,
+  cycle: { id: string; projectId: number; versionId: number },
+): Promise<Map<string, ZephyrExecution>> {
+  const page = (offset: number) => client.executionsPage(cycle.id, cycle.projectId, cycle.versionId, offset);
+  const first = await page(0);
+  const byKey = new Map<string, ZephyrExecution>();
+  const keep = (items: typeof first.items) => {
+    for (const e of items) byKey.set(e.issueKey, e);
+  };
+  keep(first.items);
+  const offsets: number[] = [];
+  for (let o = first.items.length; o < first.total && first.items.length > 0; o += first.items.length) offsets.push(o);
+  await Promise.all(offsets.map(async (o) => keep((await page(o)).items)));
+  return byKey;
+}
