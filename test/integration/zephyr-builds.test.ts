@@ -113,5 +113,11 @@ describe('one CI build, several processes', () => {
     const c = cycle(name);
     expect(c.executions['PROJ-711'].comment).toContain('e failed');
     expect(c.executions['PROJ-712'].comment).toContain('f failed');
+    // The step results follow the worst result: no FAIL keeps the PASS steps of the other process's pass.
+    for (const key of ['PROJ-711', 'PROJ-712']) {
+      const steps = (c.executions[key] as unknown as { stepResults: Array<{ statusId: number }> }).stepResults.map((r) => r.statusId);
+      expect(steps.length, key).toBeGreaterThan(0);
+      expect(steps, key).not.toContain(PASS);
+    }
   });
 });

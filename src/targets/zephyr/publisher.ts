@@ -199,7 +199,9 @@ export class ZephyrTarget implements Target {
     const { projectId, versionId } = this.cfg;
     const cycle = { id: this.cycle.require().id, projectId, versionId };
     const ctx = { client: this.client, cycle, marks: this.marks, members: this.members, writer: this.writer, jobs: this.jobs };
-    const details = await reconcile({ ...ctx, steps: this.cfg.stepResults !== 'off' }, sent);
+    const steps = this.cfg.stepResults !== 'off';
+    const detailed = (item: PlanItem) => this.cfg.stepResults === 'detailed' && !!item.steps?.length;
+    const details = await reconcile({ ...ctx, steps, detailed }, sent);
     const c = await this.client.getCycle(cycle.id, projectId, versionId);
     return {
       ok: details.length === 0,

@@ -7,6 +7,7 @@ import type { StatusWriter } from './status-writer';
 import { chunk, waitForJob, type JobWaitOptions } from './jobs';
 import { BULK_CHUNK } from './batching';
 import { STEP_UNEXECUTED } from './evidence';
+import { UNEXECUTED } from './statuses';
 
 export interface ReconcileContext {
   client: ZephyrClient;
@@ -17,6 +18,8 @@ export interface ReconcileContext {
   jobs: JobWaitOptions;
   /** Whether step results go with a status (stepResults is not 'off'). */
   steps: boolean;
+  /** Whether this item's step results were set one by one (stepResults 'detailed'): absolute, nothing to reset. */
+  detailed: (item: PlanItem) => boolean;
 }
 
 /**
@@ -25,8 +28,11 @@ export interface ReconcileContext {
  * what this build sent for it. Another process may have written a better status after ours (the bulk PASS
  * of a later shard): ours is set again, with its comment and step results. Or a better one after another
  * process's worse result, whose mark (see build-marks) still says so: that status is restored, and the step
- * results go UNEXECUTED (we do not have that process's steps; a FAIL must not keep our PASS steps).
- * Cost: ceil(executions / 50) reads per process, plus the corrections; a local run does not reconcile.
+ * results go UNEXECUTED (we do not have that process's steps; a FAIL must not keep our PASS steps). A worse
+ * result of ours the cycle shows may still have PASS steps another process's PASS set before it (a status
+ * written with a comment leaves steps alone): they go UNEXECUTED in the same bulk calls, one per status.
+ * Cost: ceil(executions / 50) reads per process, one bulk call (and its polls) per worse status when there is
+ * one, plus the corrections; a local run does not reconcile.
  * Returns one line per key the cycle does not show as it should once corrected (the read-back's details).
  */
 export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]): Promise<string[]> {
@@ -35,6 +41,8 @@ export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]
   const details: string[] = [];
   const again: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
   const restore = new Map<number, ZephyrExecution[]>();
+  /** Our worse results as the cycle shows them: another process's PASS may have set their steps PASS before. */
+  const resetSteps = new Map<number, ZephyrExecution[]>();
   for (const item of sent) {
     const e = members.get(item.key);
     const seen = now.get(item.key);
@@ -48,13 +56,20 @@ export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]
     e.statusId = seen.statusId;
     e.comment = seen.comment;
     // As bad as the build's worst, or worse (a result sent without a comment, by another process): it stands.
-    if (!marks.better(seen.statusId, target)) continue;
+    if (!marks.better(seen.statusId, target)) {
+      const passed = item.outcome === 'passed' || item.outcome === 'flaky';
+      if (ctx.steps && seen.statusId === ours && !passed && ours !== UNEXECUTED && !ctx.detailed(item))
+        resetSteps.set(ours, [...(resetSteps.get(ours) ?? []), e]);
+      continue;
+    }
     if (target === ours) again.push({ item, e });
     else restore.set(target, [...(restore.get(target) ?? []), e]);
   }
   const result: PublishResult = { done: [], failed: [] };
   if (again.length) await ctx.writer.write(cycle.id, again, result);
   for (const f of result.failed) details.push(`${f.item.key}: ${f.reason}`);
+  // One bulk call per status (≤ 1,000 each) sets the steps UNEXECUTED with the status the cycle shows already.
+  for (const [status, es] of resetSteps) restore.set(status, [...(restore.get(status) ?? []), ...es]);
   await Promise.all(
     [...restore].flatMap(([status, es]) =>
       chunk(es, BULK_CHUNK).map(async (part) => {
