@@ -44,12 +44,13 @@ export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]
   /** Our worse results as the cycle shows them: another process's PASS may have set their steps PASS before. */
   const resetSteps = new Map<number, ZephyrExecution[]>();
   for (const item of sent) {
-    const e = members.get(item.key);
     const seen = now.get(item.key);
-    if (!e || !seen) {
+    if (!seen) {
       details.push(`${item.key}: not in the cycle`);
       continue;
     }
+    // A key confirmed by an earlier process of the run (a replay's) was not read here: the listing's is used.
+    const e = members.get(item.key) ?? seen;
     const ours = Number(item.status);
     const here = marks.ownBuildStatus(seen.comment);
     const target = marks.worst(ours, here);
@@ -58,18 +59,17 @@ export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]
     // As bad as the build's worst, or worse (a result sent without a comment, by another process): it stands.
     if (!marks.better(seen.statusId, target)) {
       const passed = item.outcome === 'passed' || item.outcome === 'flaky';
-      if (ctx.steps && seen.statusId === ours && !passed && ours !== UNEXECUTED && !ctx.detailed(item))
-        resetSteps.set(ours, [...(resetSteps.get(ours) ?? []), e]);
+      if (ctx.steps && seen.statusId === ours && !passed && ours !== UNEXECUTED && !ctx.detailed(item)) add(resetSteps, ours, e);
       continue;
     }
     if (target === ours) again.push({ item, e });
-    else restore.set(target, [...(restore.get(target) ?? []), e]);
+    else add(restore, target, e);
   }
   const result: PublishResult = { done: [], failed: [] };
   if (again.length) await ctx.writer.write(cycle.id, again, result);
   for (const f of result.failed) details.push(`${f.item.key}: ${f.reason}`);
   // One bulk call per status (≤ 1,000 each) sets the steps UNEXECUTED with the status the cycle shows already.
-  for (const [status, es] of resetSteps) restore.set(status, [...(restore.get(status) ?? []), ...es]);
+  for (const [status, es] of resetSteps) for (const e of es) add(restore, status, e);
   await Promise.all(
     [...restore].flatMap(([status, es]) =>
       chunk(es, BULK_CHUNK).map(async (part) => {
@@ -91,6 +91,13 @@ export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]
     ),
   );
   return details;
+}
+
+/** Pushed, not copied: a status's group holds up to every result of the run. */
+function add(groups: Map<number, ZephyrExecution[]>, status: number, e: ZephyrExecution): void {
+  const same = groups.get(status);
+  if (same) same.push(e);
+  else groups.set(status, [e]);
 }
 
 /** Every execution of the cycle by key, from the listing (the truth; the ZQL index may lag behind it). */
