@@ -24,6 +24,9 @@ export interface ZephyrCycle {
   status?: string;
   totalExecutions?: number;
   totalExecuted?: number;
+  /** The CI build and the projects it shows (free text; absent where the service gives none). */
+  build?: string;
+  environment?: string;
   executionSummaries?: Array<{ executionStatusId?: number; executionStatusName?: string; count?: number }>;
 }
 
@@ -144,6 +147,17 @@ export class ZephyrClient {
     return normalizeCycle(
       await this.exchangeJson('cycle/create', 'POST', '/cycle', {}, { name, projectId, versionId, ...about }),
       'POST /cycle',
+    );
+  }
+
+  /** Sets the cycle's build and environment (what a process of a new CI build, or of another project, changes). */
+  updateCycle(cycle: { id: string; name: string }, projectId: number, versionId: number, about: { build: string; environment: string }) {
+    return this.json(
+      'cycle/update',
+      'PUT',
+      `/cycle/${encodeURIComponent(cycle.id)}`,
+      {},
+      { id: cycle.id, name: cycle.name, projectId, versionId, ...about },
     );
   }
 

@@ -20,6 +20,10 @@ import { withHint } from '../../http/errors';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, zephyrRank } from './statuses';
+import type { Outcome } from '../../shared/model';
+import { BuildMarks } from './build-marks';
+import { adoptCycle } from './cycle-build';
+import { reconcile } from './reconcile';
 import type { JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
 import { ExecutionEvidence } from './evidence';
@@ -48,6 +52,9 @@ export class ZephyrTarget implements Target {
   /** See zephyrBatching: bulk statuses by the budget, comments as they come while few wait. */
   readonly batching: Target['batching'];
   private statuses: ZephyrStatus[] = [];
+  private byOutcome: Partial<Record<Outcome, number>> = {};
+  /** This publish's CI build, as comments carry it (worst wins across its processes, see build-marks). */
+  private readonly marks: BuildMarks;
   private readonly cycle = new ContainerState('Zephyr cycle');
   private readonly members: CycleMembers;
   private readonly evidence: ExecutionEvidence;
@@ -61,9 +68,20 @@ export class ZephyrTarget implements Target {
     private readonly o: ZephyrTargetOptions = {},
   ) {
     this.evidence = new ExecutionEvidence(client, lane, o.runMark);
+    const buildId = o.runInfo?.buildId;
+    this.marks = new BuildMarks(
+      buildId ?? 'local',
+      !!buildId && !buildId.startsWith('local '),
+      {
+        name: (id) => statusName(this.statuses, id),
+        id: (name) => [...this.statuses, ...BUILT_IN_STATUSES].find((s) => s.name.trim().toLowerCase() === name.toLowerCase())?.id,
+      },
+      // A custom status ranks like the outcome it is mapped from.
+      (id) => zephyrRank(id, (Object.keys(this.byOutcome) as Outcome[]).find((o) => this.byOutcome[o] === id) ?? 'passed'),
+    );
     this.members = new CycleMembers(cfg, client, jobs);
     const budget = new ZephyrBudget(lane, { paced: jobs, roomy: o.roomyJobs ?? jobs });
-    this.writer = new StatusWriter(cfg, client, this.evidence, budget, o.replay === true, (key) => this.members.forget(key));
+    this.writer = new StatusWriter(cfg, client, this.evidence, budget, o.replay === true, (key) => this.members.forget(key), this.marks);
     this.batching = zephyrBatching(lane, budget, (item) => this.writer.needsOwnCall(item));
   }
 
@@ -78,6 +96,7 @@ export class ZephyrTarget implements Target {
     const { byOutcome, warnings } = resolveStatusMap(this.cfg.statusMap, known, mode === 'offline');
     // A status the tenant does not have is refused, not sent as the default (results kept for replay).
     if (mode === 'service' && warnings.length) throw new SettingsRefusedError(['statusMap'], warnings.join('; '));
+    this.byOutcome = byOutcome;
     return { byOutcome, warnings, name: (s) => statusName(this.statuses, s) };
   }
 
@@ -89,6 +108,7 @@ export class ZephyrTarget implements Target {
         `ZEPHYR_CYCLE_ID (zephyr.cycleId) = ${cycleId} in project ${projectId}, version ${versionId}`,
       );
       this.cycle.set({ id: String(c.id ?? cycleId), name: c.name ?? cycleId, reused: true });
+      await adoptCycle(this.client, this.cfg, c, true, this.marks, this.o.runInfo?.environment);
     } else {
       this.cycle.set(await this.findOrCreateCycle(this.cfg.cycleName, followerWaitMs));
     }
@@ -101,7 +121,9 @@ export class ZephyrTarget implements Target {
     return aggregate(records, (r) => keysOf(r, this.id), {
       statusFor: (o) => Number(statuses.byOutcome[o]),
       rank: (s, o) => zephyrRank(s, o),
-      comment: (item) => defaultComment(item, this.cfg.commentLimit),
+      // Room is left for the build's mark at the end (see StatusWriter.commentOf).
+      comment: (item) =>
+        defaultComment(item, Math.max(60, this.cfg.commentLimit - this.marks.room(Number(statuses.byOutcome[item.outcome])))),
     });
   }
 
@@ -146,6 +168,7 @@ export class ZephyrTarget implements Target {
   }
 
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
+    if (this.marks.shared) return this.verifyShared(sent);
     const c = await this.client.getCycle(this.cycle.require().id, this.cfg.projectId, this.cfg.versionId, true);
     const expected = new Map<number, number>();
     for (const item of sent) {
@@ -164,6 +187,25 @@ export class ZephyrTarget implements Target {
     return {
       ok: details.length === 0,
       details: details.length ? details : [`cycle counts match the ${sent.length} published results`],
+      containerStatus: c.status,
+    };
+  }
+
+  /**
+   * A CI build other processes may publish too: the cycle is reconciled (see reconcile), then each key of ours
+   * is compared with the worst this build sent for it (another process's results are not a failed check).
+   */
+  private async verifyShared(sent: readonly PlanItem[]): Promise<VerifyReport> {
+    const { projectId, versionId } = this.cfg;
+    const cycle = { id: this.cycle.require().id, projectId, versionId };
+    const ctx = { client: this.client, cycle, marks: this.marks, members: this.members, writer: this.writer, jobs: this.jobs };
+    const steps = this.cfg.stepResults !== 'off';
+    const detailed = (item: PlanItem) => this.cfg.stepResults === 'detailed' && !!item.steps?.length;
+    const details = await reconcile({ ...ctx, steps, detailed }, sent);
+    const c = await this.client.getCycle(cycle.id, projectId, versionId);
+    return {
+      ok: details.length === 0,
+      details: details.length ? details : [`each of the ${sent.length} published results is the worst this build sent for its key`],
       containerStatus: c.status,
     };
   }
@@ -192,6 +234,7 @@ export class ZephyrTarget implements Target {
       followerWaitMs,
       signal: this.jobs.signal,
     });
+    await adoptCycle(this.client, this.cfg, value, reused, this.marks, this.o.runInfo?.environment);
     return { id: String(value.id), name, reused };
   }
 

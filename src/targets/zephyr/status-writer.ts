@@ -7,6 +7,7 @@ import { UNEXECUTED } from './statuses';
 import { chunk, parseBulkJobMessage, waitForJob } from './jobs';
 import { STEP_PASS, STEP_UNEXECUTED, type ExecutionEvidence } from './evidence';
 import { BULK_CHUNK, type ZephyrBudget } from './batching';
+import type { BuildMarks } from './build-marks';
 
 type Member = { item: PlanItem; e: ZephyrExecution };
 /** One `write`: its cycle, where confirmed and failed results go, and the members whose PUT follows their bulk status. */
@@ -40,6 +41,8 @@ export class StatusWriter {
     private readonly replay: boolean,
     /** The key's execution is gone from the cycle (removed since it was read): added again with its next send. */
     private readonly forget: (key: string) => void,
+    /** This publish's CI build: comments carry it, and a worse result of it is never replaced (see build-marks). */
+    private readonly marks: BuildMarks,
   ) {}
 
   /** Writes the members' results; what the service confirmed goes to `result.done` (and `onDone`) as it is. */
@@ -59,14 +62,20 @@ export class StatusWriter {
     for (const m of members) {
       const { item, e } = m;
       const status = Number(item.status);
+      // Another process of this build sent a worse result: it stands, and ours is covered by it.
+      if (this.marks.worseHere(e, status)) {
+        result.done.push(item);
+        continue;
+      }
       const already = this.current(e) && e.statusId === status;
       if (statusFirst && own.has(m) && status !== UNEXECUTED && !already) {
         after.add(m);
         this.group(bulk, m);
       } else if (own.has(m)) puts.push(m);
-      // Skipped tests are left as they are (UNEXECUTED when new; in a reused cycle what an earlier run, another
-      // shard or a person set stays — a skip says nothing about it): no call needed.
-      else if (status === UNEXECUTED || (already && !this.detailedAfter(item))) result.done.push(item);
+      // Skipped tests (did not run) set UNEXECUTED only over what an earlier build left: what another process of
+      // this build set stays (worst wins: anything beats UNEXECUTED).
+      else if (status === UNEXECUTED && !this.staleForSkip(e)) result.done.push(item);
+      else if (already && !this.detailedAfter(item)) result.done.push(item);
       else this.group(bulk, m);
     }
     const work: Array<Promise<void>> = [];
@@ -145,13 +154,13 @@ export class StatusWriter {
   private async put({ item, e }: Member, { cycleId, result, onDone }: Write, statusSet = false) {
     const { projectId, versionId } = this.cfg;
     // Already so (a process killed after sending, before journaling; replay reads the cycle afresh): no PUT. Steps are absolute: set anyway.
-    const already = this.current(e) && e.statusId === Number(item.status) && e.comment === item.comment;
+    const comment = this.commentOf(item);
+    const already = this.current(e) && e.statusId === Number(item.status) && e.comment === comment;
     const stepStatus = statusSet ? undefined : this.stepStatusWith(item, e);
     try {
-      if (!already)
-        await this.client.updateExecution(e, { statusId: Number(item.status), comment: item.comment, cycleId, projectId, versionId });
+      if (!already) await this.client.updateExecution(e, { statusId: Number(item.status), comment, cycleId, projectId, versionId });
       e.statusId = Number(item.status);
-      e.comment = item.comment;
+      e.comment = comment;
       this.setHere.add(e.id);
       if (this.cfg.stepResults === 'detailed' && item.steps?.length)
         await this.evidence.setSteps(e, item.steps, item.outcome === 'passed' || item.outcome === 'flaky');
@@ -188,8 +197,23 @@ export class StatusWriter {
     return this.staleSteps.has(e.id) ? STEP_UNEXECUTED : undefined;
   }
 
-  /** An earlier run's failure comment on a reused cycle's execution: a bulk call would leave it, its own call clears it. */
+  /** The comment as written: with the mark of this build and of the status it goes with (see build-marks). */
+  commentOf(item: PlanItem): string {
+    return item.comment ? this.marks.mark(item.comment, Number(item.status), this.cfg.commentLimit) : '';
+  }
+
+  /** A skip's UNEXECUTED is written over what an earlier build left, never over what this build (or we) set. */
+  private staleForSkip(e: ZephyrExecution): boolean {
+    return !this.setHere.has(e.id) && e.statusId !== UNEXECUTED && this.marks.stale(e);
+  }
+
+  /**
+   * An earlier build's failure comment on a reused cycle's execution: a bulk call would leave it, its own call
+   * clears it. One of this build (another process's) stays: it is as bad as ours or worse (see write).
+   */
   private leavesStaleComment(item: PlanItem, e: ZephyrExecution): boolean {
-    return this.cfg.failureComments && !item.comment && Number(item.status) !== UNEXECUTED && isDefaultComment(e.comment ?? '');
+    if (!this.cfg.failureComments || item.comment || !isDefaultComment(e.comment ?? '')) return false;
+    if (this.marks.ownBuildStatus(e.comment) !== undefined) return false;
+    return Number(item.status) !== UNEXECUTED || this.staleForSkip(e);
   }
 }
