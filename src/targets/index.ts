@@ -9,10 +9,16 @@ import { cucumberstudio } from './cucumberstudio/definition';
 import type { CucumberStudioOptions } from './cucumberstudio/config';
 import { zephyr } from './zephyr/definition';
 import type { ZephyrOptions } from './zephyr/config';
+import { xray } from './xray/definition';
+import type { XrayOptions } from './xray/config';
 
-export const TARGETS: readonly TargetDefinition[] = [zephyr as TargetDefinition, cucumberstudio as TargetDefinition];
+export const TARGETS: readonly TargetDefinition[] = [
+  zephyr as TargetDefinition,
+  cucumberstudio as TargetDefinition,
+  xray as TargetDefinition,
+];
 
-export type { ZephyrOptions, CucumberStudioOptions };
+export type { ZephyrOptions, CucumberStudioOptions, XrayOptions };
 export type { StatusMapOption } from '../kit/config-fields';
 export type { GeneralOptions } from '../shared/options';
 /** For the benchmark's naive baseline, which signs its own Zephyr requests. */
@@ -22,4 +28,5 @@ export { signRequest } from './zephyr/jwt';
 export interface TmsReporterOptions extends GeneralOptions {
   zephyr?: ZephyrOptions;
   cucumberstudio?: CucumberStudioOptions;
+  xray?: XrayOptions;
 }

@@ -85,7 +85,21 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
     ZEPHYR_RATE_LIMIT: 'off',
     ...extra,
   };
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  // Xray is opt-in (see xrayOnly): the sandbox's env() names it too, and every other test keeps its exact calls and output.
+  const xray = env[XRAY_OPT_IN] === '1';
+  delete env[XRAY_OPT_IN];
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && (xray || !e[0].startsWith('XRAY_'))),
+  );
+}
+
+/** Marks an env whose XRAY_* vars a run keeps (baseEnv drops them otherwise); never passed to the child. */
+const XRAY_OPT_IN = 'PW_TMS_TEST_WITH_XRAY';
+
+/** The sandbox's Xray vars only (Zephyr and CucumberStudio off), with the mark that keeps them, plus `extra`. */
+export function xrayOnly(env: Record<string, string>, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const xray = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('XRAY_')));
+  return { ...xray, [XRAY_OPT_IN]: '1', ...extra };
 }
 
 export function exec(

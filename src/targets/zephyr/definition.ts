@@ -1,29 +1,11 @@
 import { openLane } from '../../kit/lanes';
 import type { TargetDefinition } from '../../kit/target';
-import { annotationValues, tagValues, unique, type TestLike } from '../../shared/mapping';
+import { jiraKeysOf, jiraNotKeys } from '../jira-keys';
 import { ZephyrClient } from './client';
 import { OPTION_KEYS, readZephyrConfig, zephyrSecrets, type ZephyrConfig } from './config';
 import type { JobWaitOptions } from './jobs';
 import { ZephyrTarget } from './publisher';
 import { zephyrPriority } from './batching';
-
-/** A Jira key as Jira writes it (upper case); tags and annotations are read in any case and upper-cased. */
-const JIRA_KEY = /^[A-Z][A-Z0-9_]*-\d+$/;
-const KEY_TAG = /^@([A-Za-z][A-Za-z0-9_]*-\d+)$/;
-/** `@cs-<id>` in lower case is CucumberStudio's scenario tag, never a Jira key (`@CS-12` is one). */
-const SCENARIO_TAG = /^@cs-\d+$/;
-
-/** An annotation's key: `proj-1` as `PROJ-1`, and a Jira issue link (`…/browse/PROJ-1`) as its key. */
-function annotationKey(value: string): string {
-  return (/\/browse\/([A-Za-z][A-Za-z0-9_]*-\d+)\/?(?:[?#].*)?$/.exec(value)?.[1] ?? value).toUpperCase();
-}
-
-/** Jira keys of a test's tags (`@PROJ-1`, `@proj-1`), upper case; `@cs-<id>` is left to CucumberStudio. */
-function tagKeys(test: Pick<TestLike, 'tags'>): string[] {
-  return tagValues(test, KEY_TAG)
-    .filter((k) => !SCENARIO_TAG.test(`@${k}`))
-    .map((k) => k.toUpperCase());
-}
 
 /** Zephyr Squad Cloud: Jira test issues by key (`@PROJ-1` or a `zephyr` annotation) in a test cycle. */
 export const zephyr: TargetDefinition<ZephyrConfig> = {
@@ -37,25 +19,9 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   optionKeys: OPTION_KEYS,
   readConfig: readZephyrConfig,
   secrets: zephyrSecrets,
-  keysOf: (test) =>
-    unique([
-      ...annotationValues(test, 'zephyr')
-        .map(annotationKey)
-        .filter((k) => JIRA_KEY.test(k)),
-      ...tagKeys(test),
-    ]),
-  notKeys: (test) => [
-    ...unique(annotationValues(test, 'zephyr').filter((v) => !JIRA_KEY.test(annotationKey(v)))).map((value) => ({
-      value,
-      from: 'annotation' as const,
-    })),
-    // Said when CucumberStudio is not configured to take it: the user may have meant the Jira project CS.
-    ...unique(tagValues(test, SCENARIO_TAG)).map((value) => ({
-      value,
-      from: 'tag' as const,
-      hint: `lower-case @cs-<id> is a CucumberStudio scenario; a key of the Jira project CS is tagged ${value.toUpperCase()}`,
-    })),
-  ],
+  // A Jira-key tag goes to every enabled Jira target (Xray too); a `zephyr` annotation to Zephyr only.
+  keysOf: (test) => jiraKeysOf(test, 'zephyr'),
+  notKeys: (test) => jiraNotKeys(test, 'zephyr'),
   // Where results go, and the statusMap (it has no env var; a replay sees only the env): a replay maps outcomes as the run did.
   journalMeta: (c) => ({
     settings: {

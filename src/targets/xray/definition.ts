@@ -1,0 +1,43 @@
+import { openLane } from '../../kit/lanes';
+import type { TargetDefinition } from '../../kit/target';
+import { jiraKeysOf, jiraNotKeys } from '../jira-keys';
+import { XrayClient } from './client';
+import { OPTION_KEYS, readXrayConfig, xraySecrets, type XrayConfig } from './config';
+import { XrayTarget } from './publisher';
+
+/** Xray Cloud: Jira Test issues by key (`@PROJ-1` or an `xray` annotation) in a Test Execution. */
+export const xray: TargetDefinition<XrayConfig> = {
+  id: 'xray',
+  label: 'Xray',
+  containerKind: 'Test Execution',
+  optionsKey: 'xray',
+  envPrefix: 'XRAY',
+  enableHint: 'XRAY_CLIENT_ID/XRAY_CLIENT_SECRET',
+  command: 'test-execution',
+  optionKeys: OPTION_KEYS,
+  readConfig: readXrayConfig,
+  secrets: xraySecrets,
+  // A Jira-key tag goes to every enabled Jira target (Zephyr too); an `xray` annotation to Xray only.
+  keysOf: (test) => jiraKeysOf(test, 'xray'),
+  notKeys: (test) => jiraNotKeys(test, 'xray'),
+  // Where results go and what they say; the statusMap has no env var (a replay sees only the env).
+  journalMeta: (c) => ({
+    settings: { projectKey: c.projectKey, testPlanKey: c.testPlanKey, statusMap: c.statusMap },
+    containerName: c.testExecutionSummary,
+    containerId: c.testExecutionKey,
+  }),
+  create(config, deps) {
+    const lane = openLane(deps, { name: 'Xray', concurrency: 4, rateLimit: xrayPacing(config, deps.processes ?? 1) });
+    const client = new XrayClient(config, lane, deps.send, deps.secrets);
+    return new XrayTarget(config, client, lane, { runInfo: deps.runInfo, replay: deps.replay, signal: deps.deadline?.expired });
+  },
+};
+
+/**
+ * 300 requests per 5 minutes on Standard, REST and GraphQL together, for the tenant (§7): every process paces
+ * itself below it, CI shards sharing the budget, and a little is left for other tools on the tenant.
+ */
+export function xrayPacing(config: XrayConfig, processes: number): { count: number; windowMs: number } | null {
+  if (config.rateLimit !== undefined) return config.rateLimit;
+  return { count: Math.max(1, Math.floor(290 / Math.max(1, processes))), windowMs: 300_000 };
+}

@@ -1,0 +1,64 @@
+/**
+ * The Test Execution a run publishes into (§8.2 steps 3-4): the configured key looked up for its issue id, or
+ * the project's execution whose summary is exactly the configured one (JQL `~` is a text search: exact matches
+ * are kept here, the lowest issue id first, so every process settles on the same one), else created once — a
+ * create that failed ambiguously is looked for before it is tried again (kit/find-or-create). Then linked to the
+ * Test Plan when one is configured.
+ */
+import { withHint } from '../../http/errors';
+import { findOrCreate } from '../../kit/find-or-create';
+import type { RequestLane } from '../../kit/lane';
+import type { XrayClient } from './client';
+import type { XrayConfig } from './config';
+import { createExecutionOnce, executions, jqlString, linkToPlan, testPlan, type ExecutionRef } from './queries';
+
+export const KEY_HINT = (key: string) => `XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = ${key}`;
+export const PLAN_HINT = (key: string) => `XRAY_TEST_PLAN_KEY (xray.testPlanKey) = ${key}`;
+
+export async function executionByKey(client: XrayClient, key: string): Promise<ExecutionRef> {
+  const found = (await withHint(executions(client, `key = ${jqlString(key)}`), KEY_HINT(key))).find((e) => e.key === key);
+  if (!found) throw new Error(`Xray has no Test Execution ${key}: check ${KEY_HINT(key)}.`);
+  return found;
+}
+
+/** The project's executions with exactly this summary, lowest issue id first. */
+export async function executionsNamed(client: XrayClient, project: string, summary: string): Promise<ExecutionRef[]> {
+  const jql = `project = ${jqlString(project)} AND summary ~ ${jqlString(`"${summary}"`)}`;
+  const found = await withHint(executions(client, jql), `XRAY_PROJECT_KEY (xray.projectKey) = ${project}`);
+  return found.filter((e) => e.summary === summary).sort((a, b) => Number(a.issueId) - Number(b.issueId));
+}
+
+export interface ExecutionChoice {
+  execution: ExecutionRef;
+  reused: boolean;
+}
+
+export async function resolveExecution(
+  cfg: XrayConfig,
+  client: XrayClient,
+  lane: RequestLane,
+  about: { description?: string; environments: readonly string[]; followerWaitMs?: number; signal?: AbortSignal },
+): Promise<ExecutionChoice> {
+  if (cfg.testExecutionKey) return { execution: await executionByKey(client, cfg.testExecutionKey), reused: true };
+  const project = cfg.projectKey!;
+  const summary = cfg.testExecutionSummary;
+  const { value, reused } = await findOrCreate<ExecutionRef>({
+    lane,
+    label: 'createTestExecution',
+    find: () => executionsNamed(client, project, summary),
+    create: () => createExecutionOnce(client, { summary, project, description: about.description }, about.environments),
+    idOf: (e) => e.issueId,
+    // Xray's API deletes no issue: a duplicate this process made stays empty, and every process uses the lowest id.
+    discard: async () => undefined,
+    followerWaitMs: about.followerWaitMs,
+    signal: about.signal,
+  });
+  return { execution: value, reused };
+}
+
+/** Links the execution to the configured Test Plan (§6.7): a plan that does not exist is one clear line. */
+export async function linkPlan(client: XrayClient, planKey: string, execution: ExecutionRef): Promise<void> {
+  const plan = await withHint(testPlan(client, planKey), PLAN_HINT(planKey));
+  if (!plan) throw new Error(`Xray has no Test Plan ${planKey}: check ${PLAN_HINT(planKey)}.`);
+  await linkToPlan(client, plan.issueId, execution.issueId);
+}

@@ -1,0 +1,141 @@
+/**
+ * The GraphQL operations the target uses (§6), values always passed as variables (JQL holds quotes, summaries
+ * anything). Connections are paged at 100, the largest `limit` Xray takes.
+ */
+import type { XrayClient } from './client';
+
+export const PAGE = 100;
+
+export interface IssueRef {
+  issueId: string;
+  key: string;
+}
+
+export interface ExecutionRef extends IssueRef {
+  summary: string;
+  environments: string[];
+}
+
+export interface RunRef {
+  testIssueId: string;
+  testKey: string;
+  status: string;
+  comment: string;
+  evidence: string[];
+}
+
+interface Jira {
+  key?: string;
+  summary?: string;
+}
+interface Page<T> {
+  total: number;
+  start: number;
+  results: T[];
+}
+
+/** A JQL string literal. */
+export const jqlString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+export async function statuses(client: XrayClient): Promise<string[]> {
+  const data = await client.graphql<{ getStatuses: Array<{ name: string }> }>('getStatuses', 'query { getStatuses { name } }', {});
+  return (data.getStatuses ?? []).map((s) => s.name);
+}
+
+/** Test Executions matching a JQL (at most 100: a narrower JQL is the caller's). */
+export async function executions(client: XrayClient, jql: string): Promise<ExecutionRef[]> {
+  const data = await client.graphql<{ getTestExecutions: Page<{ issueId: string; jira: Jira; testEnvironments?: string[] }> }>(
+    'getTestExecutions',
+    'query($jql: String, $limit: Int!) { getTestExecutions(jql: $jql, limit: $limit) { total start results { issueId jira(fields: ["key", "summary"]) testEnvironments } } }',
+    { jql, limit: PAGE },
+  );
+  return data.getTestExecutions.results.map((r) => ({
+    issueId: String(r.issueId),
+    key: String(r.jira?.key ?? ''),
+    summary: String(r.jira?.summary ?? ''),
+    environments: r.testEnvironments ?? [],
+  }));
+}
+
+export async function testPlan(client: XrayClient, key: string): Promise<IssueRef | undefined> {
+  const data = await client.graphql<{ getTestPlans: Page<{ issueId: string; jira: Jira }> }>(
+    'getTestPlans',
+    'query($jql: String, $limit: Int!) { getTestPlans(jql: $jql, limit: $limit) { total start results { issueId jira(fields: ["key"]) } } }',
+    { jql: `key = ${jqlString(key)}`, limit: 1 },
+  );
+  const r = data.getTestPlans.results[0];
+  return r ? { issueId: String(r.issueId), key: String(r.jira?.key ?? key) } : undefined;
+}
+
+/** Tests among `keys` (≤ 100): a key that is not a Test, or no issue at all, is absent. */
+export async function tests(client: XrayClient, keys: readonly string[]): Promise<IssueRef[]> {
+  const data = await client.graphql<{ getTests: Page<{ issueId: string; jira: Jira }> }>(
+    'getTests',
+    'query($jql: String, $limit: Int!) { getTests(jql: $jql, limit: $limit) { total start results { issueId jira(fields: ["key"]) } } }',
+    { jql: `key in (${keys.map(jqlString).join(', ')})`, limit: PAGE },
+  );
+  return data.getTests.results.map((r) => ({ issueId: String(r.issueId), key: String(r.jira?.key ?? '') }));
+}
+
+/** Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. */
+export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[]): Promise<RunRef[]> {
+  const out: RunRef[] = [];
+  for (let start = 0; ;) {
+    const data = await client.graphql<{
+      getTestRuns: Page<{
+        status?: { name?: string };
+        comment?: string;
+        test?: { issueId: string; jira?: Jira };
+        evidence?: Array<{ filename: string }>;
+      }>;
+    }>(
+      'getTestRuns',
+      'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
+      { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
+    );
+    const page = data.getTestRuns;
+    for (const r of page.results)
+      out.push({
+        testIssueId: String(r.test?.issueId ?? ''),
+        testKey: String(r.test?.jira?.key ?? ''),
+        status: r.status?.name ?? '',
+        comment: r.comment ?? '',
+        evidence: (r.evidence ?? []).map((e) => e.filename),
+      });
+    start += page.results.length;
+    if (page.results.length === 0 || start >= page.total) return out;
+  }
+}
+
+/** One attempt (no retry): a create is not idempotent, find-or-create looks before repeating it (§8.1 rule 4). */
+export async function createExecutionOnce(
+  client: XrayClient,
+  fields: { summary: string; project: string; description?: string },
+  environments: readonly string[],
+): Promise<ExecutionRef> {
+  const data = await client.graphqlOnce<{ createTestExecution: { testExecution: { issueId: string; jira: Jira } } }>(
+    'createTestExecution',
+    'mutation($env: [String], $jira: JSON!) { createTestExecution(testIssueIds: [], testEnvironments: $env, jira: $jira) { testExecution { issueId jira(fields: ["key"]) } warnings } }',
+    {
+      env: [...environments],
+      jira: {
+        fields: {
+          summary: fields.summary,
+          project: { key: fields.project },
+          ...(fields.description ? { description: fields.description } : {}),
+        },
+      },
+    },
+  );
+  const e = data.createTestExecution.testExecution;
+  return { issueId: String(e.issueId), key: String(e.jira?.key ?? ''), summary: fields.summary, environments: [...environments] };
+}
+
+/** Links an execution to a plan; one already linked is not an error (§6.7). */
+export async function linkToPlan(client: XrayClient, planIssueId: string, execIssueId: string): Promise<void> {
+  await client.graphql(
+    'addTestExecutionsToTestPlan',
+    'mutation($plan: String!, $e: [String]!) { addTestExecutionsToTestPlan(issueId: $plan, testExecIssueIds: $e) { addedTestExecutions warning } }',
+    { plan: planIssueId, e: [execIssueId] },
+  );
+}

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { allFileText, MODES, runPlaywright, testSandbox, xrayOnly } from './harness';
+import { silentTodos, XRAY_EXPECTED, XRAY_SUITE, xrayExecution, xrayExecutions, xrayState, xrayStatuses } from './xray-helpers';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe.each(MODES)('Xray: the status table (%s)', (mode) => {
+  it('one Test Execution, every outcome exact, linked to the plan; a key that is not a Test is refused; no silent TODO, no secret anywhere', async () => {
+    const summary = `xray outcomes ${mode}`;
+    const env = xrayOnly(sandbox.env(), { XRAY_TEST_EXECUTION_SUMMARY: summary, XRAY_TEST_PLAN_KEY: 'XT-302' });
+    const run = await runPlaywright({ files: XRAY_SUITE, env, mode, retries: 1 });
+    const e = xrayExecution(sandbox, summary);
+    expect(xrayStatuses(e)).toEqual(XRAY_EXPECTED);
+    expect(e.testPlans).toEqual(['XT-302']);
+    expect(e.environments).toEqual([]);
+    // The failure's text is the comment, after the line naming the build (worst wins across one build's processes).
+    const xt4 = e.runs.find((r) => r.testKey === 'XT-4')!;
+    expect(xt4.comment).toMatch(/^Playwright build: local [0-9a-f]+\n\{noformat\}Failed: .*xt4 must fail/);
+    expect(e.runs.find((r) => r.testKey === 'XT-8')!.comment).toContain('xt8 broke');
+    expect(silentTodos(sandbox)).toBe(0);
+    expect(xrayState(sandbox).counters.testInfo).toBe(0);
+    const s = run.summary!.targets.xray;
+    expect(s).toMatchObject({ published: 8, unsent: 0, refused: 1 });
+    expect(s.errors).toEqual([expect.stringMatching(/^XT-301 is not a Test in Xray .*fix the test's key/)]);
+    expect(s.container).toMatchObject({ kind: 'Test Execution', id: e.key, name: summary, reused: false });
+    expect(s.verify?.ok).toBe(true);
+    expect(run.summary!.targets.zephyr).toBeUndefined();
+    expect(run.output).toContain('XT-301');
+    const secret = sandbox.env().XRAY_CLIENT_SECRET;
+    expect(allFileText(run.dir) + run.output).not.toContain(secret);
+    expect(xrayExecutions(sandbox, summary)).toHaveLength(1);
+  });
+});
