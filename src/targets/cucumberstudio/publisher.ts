@@ -4,7 +4,6 @@ import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
 import { byPlace, type PlaceGroup } from '../../kit/places';
 import {
-  checkStep,
   type BeginOptions,
   type BeginResult,
   type CheckLine,
@@ -24,6 +23,7 @@ import { ResultWriter, type ResultInput } from './results';
 import { toSnapshot } from './snapshots';
 import { EnvironmentBuilds, environmentFor } from './build-place';
 import { checkEnvironments } from './end-check';
+import { checkSettings } from './check';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -216,36 +216,8 @@ export class CucumberStudioTarget implements Target {
     });
   }
 
-  async check(): Promise<CheckLine[]> {
-    const lines: CheckLine[] = [];
-    const step = (fn: () => Promise<string>) => checkStep(lines, fn);
-    const ok = await step(async () => {
-      const project = asArray((await this.client.getProject()).data)[0];
-      return `credentials accepted; project ${this.cfg.projectId} ("${String(project?.attributes?.name ?? '')}") found`;
-    });
-    if (!ok) return lines;
-    if (this.cfg.testRunId !== undefined) {
-      await step(async () => {
-        const run = asArray((await this.client.getRun(this.cfg.testRunId!)).data)[0];
-        if (run?.attributes?.archived) throw new Error(`test run ${this.cfg.testRunId} is archived (CUCUMBERSTUDIO_TEST_RUN_ID)`);
-        return `test run ${this.cfg.testRunId} ("${String(run?.attributes?.name ?? '')}") found (CUCUMBERSTUDIO_TEST_RUN_ID)`;
-      });
-    } else {
-      await step(async () => {
-        // The lowest id, as begin picks it: a parallel shard's duplicate keeps the name (marked in its description).
-        const found = (await this.lifecycle.activeRuns(this.cfg.testRunName))[0];
-        return found
-          ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused`
-          : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
-      });
-    }
-    lines.push({
-      ok: true,
-      text: `statuses: ${Object.entries(this.byOutcome)
-        .map(([o, s]) => `${o} → ${s}`)
-        .join(', ')}`,
-    });
-    return lines;
+  check(): Promise<CheckLine[]> {
+    return checkSettings(this.cfg, this.client, this.lifecycle, this.byOutcome);
   }
 
   notes(): string[] {
