@@ -1,8 +1,21 @@
+import { HttpError } from '../../http/errors';
 import type { RequestLane } from '../../kit/lane';
 import { asArray, type CucumberStudioClient, type JsonApiResource } from './client';
 
 /** Every run has this environment from the start; merge mode posts every result into it. */
 export const DEFAULT_ENVIRONMENT = 'Default';
+
+/** The longest environment name the service takes (field evidence: the vendor's publisher checks it). */
+export const MAX_ENVIRONMENT_NAME = 255;
+
+/**
+ * The execution environment of a Playwright project (split mode): named as the project. An unnamed project (or
+ * merge mode, `undefined`) is the run's `Default`: every run has it, so nothing is created, and a config whose
+ * only project has no name looks the same in both modes.
+ */
+export function environmentFor(place: string | undefined): string {
+  return place === undefined || place.trim() === '' ? DEFAULT_ENVIRONMENT : place.trim();
+}
 
 /** Where this process's results go in one execution environment of the run: the CI build's build there. */
 export interface BuildPlace {
@@ -51,13 +64,17 @@ export class EnvironmentBuilds {
     try {
       return (await this.place(runId, environmentName)).buildId;
     } catch (error) {
-      return { why: `the build "${this.buildName}" of test run ${runId} could not be found or opened: ${(error as Error).message}` };
+      const where = sameEnvironment(environmentName, DEFAULT_ENVIRONMENT) ? '' : ` (execution environment "${environmentName}")`;
+      return {
+        why: `the build "${this.buildName}" of test run ${runId}${where} could not be found or opened: ${(error as Error).message}`,
+      };
     }
   }
 
   /** Where results go, for the dry run (found or opened, never closed). */
   describe(environmentName = DEFAULT_ENVIRONMENT): string {
-    return `build "${this.buildName}" of execution environment "${environmentName}" (found by name, or opened)`;
+    const environment = sameEnvironment(environmentName, DEFAULT_ENVIRONMENT) ? '' : ' (found by name, or created)';
+    return `build "${this.buildName}" of execution environment "${environmentName}"${environment} (found by name, or opened)`;
   }
 
   /** The places found so far (the end reconciles each). */
@@ -131,12 +148,49 @@ export class EnvironmentBuilds {
     return this.lowestOurs(await this.listed(runId, environmentId));
   }
 
+  /**
+   * The run's environment named `name`, created when missing (one list, maybe one create). Names are unique in a
+   * run: a 4xx from the create is most likely another process of the CI build (another project's job, a shard)
+   * that made it first, so the run is listed again and that one is used; if none matches, the service's words.
+   */
   private async environment(runId: number, name: string): Promise<string> {
+    const found = await this.environmentNamed(runId, name);
+    if (found) return found;
+    if (name.length > MAX_ENVIRONMENT_NAME)
+      throw new Error(
+        `the Playwright project "${name.slice(0, 40)}…" has a name of ${name.length} characters; a CucumberStudio execution environment takes at most ${MAX_ENVIRONMENT_NAME} (rename the project, or projects: 'merge' / PW_TMS_PROJECTS=merge)`,
+      );
+    let made: string | undefined;
+    await this.lane.retry(
+      'environments/create',
+      async (_attempt, mayHaveApplied) => {
+        // A create that may have been applied (500 after applying, reset): look before making another.
+        if (mayHaveApplied && (made = await this.environmentNamed(runId, name))) return;
+        try {
+          const id = asArray((await this.client.createEnvironmentOnce(runId, name)).data)[0]?.id;
+          if (id === undefined) throw new Error(`CucumberStudio answered the creation of an execution environment with no id`);
+          made = String(id);
+        } catch (error) {
+          if (!isRefusal(error)) throw error;
+          made = await this.environmentNamed(runId, name);
+          if (!made) throw error;
+        }
+      },
+      `execution environment "${name}" in test run ${runId}`,
+    );
+    return made!;
+  }
+
+  private async environmentNamed(runId: number, name: string): Promise<string | undefined> {
     const list = asArray((await this.client.listEnvironments(runId)).data);
     const found = list.find((e) => sameEnvironment(String(e.attributes?.name ?? ''), name));
-    if (!found) throw new Error(`test run ${runId} has no execution environment "${name}"`);
-    return String(found.id);
+    return found && String(found.id);
   }
+}
+
+/** A 4xx that is a refusal (not a wait: 408 and 429 are the lane's to retry). */
+function isRefusal(error: unknown): boolean {
+  return error instanceof HttpError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status);
 }
 
 /** What a server that ignores the create's name calls a build (the sandbox's `environmentBuildName: 'ignore'`). */

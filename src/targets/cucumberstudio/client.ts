@@ -134,6 +134,13 @@ export class CucumberStudioClient {
     );
   }
 
+  /** #99, one attempt (no retry): the caller lists again after a refusal (a concurrent creator) or before repeating. */
+  createEnvironmentOnce(runId: number, name: string): Promise<JsonApiDocument> {
+    return this.exchange('environments/create', 'POST', `/test_runs/${runId}/execution_environments`, {
+      data: { attributes: { name } },
+    });
+  }
+
   /** #102 — the environment's builds (the run-level #91 fails once a run has two environments). */
   async listBuilds(runId: number, environmentId: string): Promise<JsonApiDocument> {
     return expectList(

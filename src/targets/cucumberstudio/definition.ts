@@ -18,6 +18,8 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
   envPrefix: 'CUCUMBERSTUDIO',
   enableHint: 'CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN',
   command: 'test-run',
+  // Split mode: one execution environment per Playwright project, each with the CI build's build.
+  places: true,
   optionKeys: OPTION_KEYS,
   readConfig: readCucumberStudioConfig,
   secrets: cucumberStudioSecrets,

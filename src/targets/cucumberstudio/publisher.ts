@@ -1,9 +1,9 @@
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../shared/mapping';
-import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
+import { keysOf, unplaced, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
+import { byPlace, type PlaceGroup } from '../../kit/places';
 import {
-  checkStep,
   type BeginOptions,
   type BeginResult,
   type CheckLine,
@@ -17,12 +17,13 @@ import { withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient } from './client';
 import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './linkage';
-import { fillNewRows, listedTests, readBack, type ListedTest } from './read-back';
+import { listedTests, type ListedTest } from './read-back';
 import { RunLifecycle } from './run-lifecycle';
 import { ResultWriter, type ResultInput } from './results';
 import { toSnapshot } from './snapshots';
-import { EnvironmentBuilds } from './build-place';
-import { reconcileBuild } from './worst-wins';
+import { EnvironmentBuilds, environmentFor } from './build-place';
+import { checkEnvironments } from './end-check';
+import { checkSettings } from './check';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -55,9 +56,10 @@ export class CucumberStudioTarget implements Target {
   private readonly index: TestIndex;
   /** Scenario id -> its tests in the run, once settled. */
   private readonly bySnapshot = new Map<number, string[]>();
+  /** Engine key (placed in split mode) -> the tests its result went to. */
   private readonly posted = new Map<string, string[]>();
   private readonly results: ResultWriter;
-  /** The CI build's build per execution environment (merge mode: `Default` only). */
+  /** The CI build's build per execution environment (merge mode: `Default` only; split mode: one per project). */
   private readonly builds: EnvironmentBuilds;
   /** Why awaited scenarios still had no tests when the wait ended (the timeout), for their items. */
   private unready?: string;
@@ -121,24 +123,39 @@ export class CucumberStudioTarget implements Target {
   async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const runId = Number(this.run.require().id);
     await this.run.preparation();
-    await this.prepare(items.map((i) => Number(i.key)));
+    await this.prepare(items.map((i) => Number(unplaced(i.key).key)));
     const result: PublishResult = { done: [], failed: [] };
+    await Promise.all(byPlace(items).map((group) => this.publishInto(runId, group, result, onDone)));
+    return result;
+  }
+
+  /** One environment's items (merge mode: every item, `Default`) into the CI build's build there. */
+  private async publishInto(
+    runId: number,
+    group: PlaceGroup,
+    result: PublishResult,
+    onDone?: (items: readonly PlanItem[]) => void,
+  ): Promise<void> {
+    const engineItem = (item: PlanItem) => group.original.get(item)!;
     // Never posted with no build: the items wait (outbox, replay) until the build can be found or opened.
-    const buildId = await this.builds.placeOrWhy(runId);
-    if (typeof buildId !== 'string') return { done: [], failed: items.map((item) => ({ item, reason: buildId.why })) };
+    const buildId = await this.builds.placeOrWhy(runId, environmentFor(group.place));
+    if (typeof buildId !== 'string') {
+      for (const item of group.items) result.failed.push({ item: engineItem(item), reason: buildId.why });
+      return;
+    }
     await Promise.all(
-      items.map(async (item) => {
+      group.items.map(async (item) => {
         const scenarioId = Number(item.key);
         const targets = this.bySnapshot.get(scenarioId);
         if (this.lifecycle.absent.has(scenarioId))
           return result.failed.push({
-            item,
+            item: engineItem(item),
             reason: `scenario ${scenarioId} does not exist in project ${this.cfg.projectId}`,
             refused: true,
           });
         if (!targets?.length)
           return result.failed.push({
-            item,
+            item: engineItem(item),
             reason: `scenario ${scenarioId} has no test in test run ${runId}${this.unready ? ` yet: ${this.unready}` : ''}`,
           });
         try {
@@ -148,28 +165,30 @@ export class CucumberStudioTarget implements Target {
           const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input, buildId)));
           const failed = posts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
           if (failed) throw failed.reason;
-          this.posted.set(String(item.key), targets);
-          result.done.push(item);
-          onDone?.([item]);
+          this.posted.set(engineItem(item).key, targets);
+          result.done.push(engineItem(item));
+          onDone?.([engineItem(item)]);
         } catch (error) {
-          result.failed.push({ item, reason: (error as Error).message });
+          result.failed.push({ item: engineItem(item), reason: (error as Error).message });
         }
       }),
     );
-    return result;
   }
 
+  /** Files go to the result of the item's environment (its project's, in split mode). */
   async attach(item: PlanItem, file: UploadFile, { check }: { check: boolean }): Promise<'uploaded' | 'present'> {
     const runId = Number(this.run.require().id);
-    if (!this.bySnapshot.has(Number(item.key))) await this.prepare([Number(item.key)]);
-    const tests = this.posted.get(item.key) ?? this.bySnapshot.get(Number(item.key)) ?? [];
-    if (!tests.length) throw new Error(`scenario ${item.key} has no test in test run ${runId}`);
-    return this.results.attach(runId, tests, file, check);
+    const { key, place } = unplaced(item.key);
+    if (!this.bySnapshot.has(Number(key))) await this.prepare([Number(key)]);
+    const tests = this.posted.get(item.key) ?? this.bySnapshot.get(Number(key)) ?? [];
+    if (!tests.length) throw new Error(`scenario ${key} has no test in test run ${runId}`);
+    const { buildId } = await this.builds.place(runId, environmentFor(place));
+    return this.results.attach(runId, tests, file, check, buildId);
   }
 
-  /** The dry run's line: where in the run results would go. */
-  wouldPublishInto(): string[] {
-    return [this.builds.describe()];
+  /** The dry run's lines: the environment and build each project's results would go to. */
+  wouldPublishInto(items: readonly PlanItem[]): string[] {
+    return byPlace(items).map((group) => this.builds.describe(environmentFor(group.place)));
   }
 
   /** The run in the web app (same site as the API). */
@@ -180,66 +199,25 @@ export class CucumberStudioTarget implements Target {
 
   /**
    * The end's fresh look: one listing of the run (rows the service generated after their scenario's result went
-   * out get it now), then worst wins across the CI build's processes (reconcileBuild: one list of the
-   * environment's builds, one read of the build, one post per corrected test), and the build as read, corrected,
-   * is compared with what was sent (never with what was posted: a row nobody posted to must show).
+   * out get it now), then per environment used (checkEnvironments) worst wins across the CI build's processes
+   * (one list of the environment's builds, one read of the build, one post per corrected test), and the build
+   * as read, corrected, is compared with what was sent (never with what was posted: a row nobody posted to must show).
    */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
     const runId = Number(this.run.require().id);
-    const wanted = new Set(sent.map((i) => Number(i.key)));
+    const wanted = new Set(sent.map((i) => Number(unplaced(i.key).key)));
     const testsOf = (id: number) => this.index.testsOf(id);
-    const since = this.o.since;
     const tests = await this.freshListing(runId, wanted);
-    const place = await this.builds.place(runId);
-    const post = (testId: string, input: ResultInput) => this.results.post(runId, testId, input, place.buildId);
-    const filled = await fillNewRows({ runId, sent, tests, testsOf, since, posted: this.posted, post });
-    for (const item of sent) if (testsOf(Number(item.key)).length) this.bySnapshot.set(Number(item.key), testsOf(Number(item.key)));
-    const repost = (testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string) =>
-      this.results.repost(runId, testId, input, buildId);
-    const reconciled = await reconcileBuild({
-      runId,
-      place,
-      builds: this.builds,
-      client: this.client,
-      sent,
-      testsOf,
-      posted: this.posted,
-      post: repost,
+    for (const id of wanted) if (testsOf(id).length) this.bySnapshot.set(id, testsOf(id));
+    return checkEnvironments({
+      ...{ runId, sent, tests, testsOf, since: this.o.since, posted: this.posted, builds: this.builds, client: this.client },
+      post: (testId, input, buildId) => this.results.post(runId, testId, input, buildId),
+      repost: (testId, input, buildId) => this.results.repost(runId, testId, input, buildId),
     });
-    const problems = [...filled.problems, ...reconciled.problems];
-    return readBack({ runId, sent, tests, testsOf, problems, shown: reconciled.shown, buildName: place.buildName });
   }
 
-  async check(): Promise<CheckLine[]> {
-    const lines: CheckLine[] = [];
-    const step = (fn: () => Promise<string>) => checkStep(lines, fn);
-    const ok = await step(async () => {
-      const project = asArray((await this.client.getProject()).data)[0];
-      return `credentials accepted; project ${this.cfg.projectId} ("${String(project?.attributes?.name ?? '')}") found`;
-    });
-    if (!ok) return lines;
-    if (this.cfg.testRunId !== undefined) {
-      await step(async () => {
-        const run = asArray((await this.client.getRun(this.cfg.testRunId!)).data)[0];
-        if (run?.attributes?.archived) throw new Error(`test run ${this.cfg.testRunId} is archived (CUCUMBERSTUDIO_TEST_RUN_ID)`);
-        return `test run ${this.cfg.testRunId} ("${String(run?.attributes?.name ?? '')}") found (CUCUMBERSTUDIO_TEST_RUN_ID)`;
-      });
-    } else {
-      await step(async () => {
-        // The lowest id, as begin picks it: a parallel shard's duplicate keeps the name (marked in its description).
-        const found = (await this.lifecycle.activeRuns(this.cfg.testRunName))[0];
-        return found
-          ? `test run "${this.cfg.testRunName}" exists (id ${found.id}) and will be reused`
-          : `test run "${this.cfg.testRunName}" does not exist yet and will be created`;
-      });
-    }
-    lines.push({
-      ok: true,
-      text: `statuses: ${Object.entries(this.byOutcome)
-        .map(([o, s]) => `${o} → ${s}`)
-        .join(', ')}`,
-    });
-    return lines;
+  check(): Promise<CheckLine[]> {
+    return checkSettings(this.cfg, this.client, this.lifecycle, this.byOutcome);
   }
 
   notes(): string[] {

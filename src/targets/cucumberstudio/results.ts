@@ -51,13 +51,19 @@ export function stepStatusesFor(steps: readonly StepStatus[] | undefined, stepCo
  * failure (500 after being applied, reset) is followed by a look before the request is repeated; a
  * replay looks first.
  */
+/**
+ * A test in one build: in split mode one test of the run gets a result in each project's environment (its build),
+ * and each project's result is corrected, and gets its files, on its own.
+ */
+const inBuild = (buildId: string, testId: string) => `${buildId} ${testId}`;
+
 export class ResultWriter {
-  /** Test id -> id of the result this process posted (files attach to it). */
+  /** Test in a build (`inBuild`) -> id of the result this process posted there (files attach to it). */
   private readonly resultIds = new Map<string, string>();
   /** Test id -> number of steps of its scenario (from the run's test list). */
   readonly stepCounts = new Map<string, number>();
   /**
-   * Test id -> the result this process last posted to it. A scenario with datasets has several tests: when
+   * Test in a build (`inBuild`) -> the result this process last posted to it there. A scenario with datasets has several tests: when
    * one of their posts fails the item is sent again, and the tests that already have it must not get it twice.
    */
   private readonly posted = new Map<string, { print: string; steps: string; runId: number; buildId: string }>();
@@ -80,18 +86,19 @@ export class ResultWriter {
       this.stepNotes.saw(`scenario ${input.key}`, count, input.steps.length);
     const print = JSON.stringify([runId, buildId, input.status, input.description, stepStatuses ?? []]);
     const steps = JSON.stringify(stepStatuses ?? []);
-    const before = this.posted.get(testId);
+    const at = inBuild(buildId, testId);
+    const before = this.posted.get(at);
     if (before?.print === print) return;
     // A correction of the result this process posted (a key corrected, a serial group's retry ran the test
     // again): the test gets no second result, its own is edited — unless its steps changed, which an edit cannot.
-    const mine = this.resultIds.get(testId);
+    const mine = this.resultIds.get(at);
     if (before && mine !== undefined && before.steps === steps && before.runId === runId && before.buildId === buildId) {
       await this.client.patchResult(runId, testId, mine, input);
-      this.posted.set(testId, { print, steps, runId, buildId });
+      this.posted.set(at, { print, steps, runId, buildId });
       return;
     }
     await this.create(runId, testId, { ...input, stepStatuses }, buildId);
-    this.posted.set(testId, { print, steps, runId, buildId });
+    this.posted.set(at, { print, steps, runId, buildId });
   }
 
   /**
@@ -100,7 +107,7 @@ export class ResultWriter {
    * steps of the result it edits).
    */
   async repost(runId: number, testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string): Promise<void> {
-    this.posted.delete(testId);
+    this.posted.delete(inBuild(buildId, testId));
     // Without the steps as held: this process's own result (its steps fitted to the test, as `post` does).
     if (input.stepStatuses === undefined) return this.post(runId, testId, input, buildId);
     await this.create(runId, testId, input, buildId);
@@ -124,25 +131,36 @@ export class ResultWriter {
             // Another CI build's result alike (posted meanwhile) is not this one's: a build it names must be ours.
             [undefined, buildId].includes(linkedId(last.relationships?.build?.data));
           if (ours) {
-            this.resultIds.set(testId, String(last.id));
+            this.resultIds.set(inBuild(buildId, testId), String(last.id));
             return;
           }
         }
         const { status, description } = input;
         const doc = await this.client.postResultOnce(runId, testId, { status, description, author: STATUS_AUTHOR, stepStatuses, buildId });
         const id = asArray(doc.data)[0]?.id;
-        if (id !== undefined) this.resultIds.set(testId, String(id));
+        if (id !== undefined) this.resultIds.set(inBuild(buildId, testId), String(id));
       },
       `result ${runId} ${testId}`,
     );
   }
 
-  /** Attaches the file to the result of each test (a scenario with datasets has several). */
-  async attach(runId: number, testIds: readonly string[], file: UploadFile, check: boolean): Promise<'uploaded' | 'present'> {
+  /**
+   * Attaches the file to the result of each test (a scenario with datasets has several) in build `buildId`. A
+   * result this process did not post is the test's latest, when it is in that build (split mode: another
+   * project's environment may hold the latest).
+   */
+  async attach(
+    runId: number,
+    testIds: readonly string[],
+    file: UploadFile,
+    check: boolean,
+    buildId: string,
+  ): Promise<'uploaded' | 'present'> {
     let uploaded = false;
     for (const testId of testIds) {
-      const resultId = this.resultIds.get(testId) ?? (await this.lastResult(runId, testId))?.id;
-      if (resultId === undefined) throw new Error(`test ${testId} of test run ${runId} has no result to attach ${file.fileName} to`);
+      const resultId = this.resultIds.get(inBuild(buildId, testId)) ?? (await this.lastResultIn(runId, testId, buildId));
+      if (resultId === undefined)
+        throw new Error(`test ${testId} of test run ${runId} has no result in build ${buildId} to attach ${file.fileName} to`);
       await this.lane.retry(
         'attachments/create',
         async (attempt, mayHaveApplied) => {
@@ -156,6 +174,11 @@ export class ResultWriter {
       );
     }
     return uploaded ? 'uploaded' : 'present';
+  }
+
+  private async lastResultIn(runId: number, testId: string, buildId: string): Promise<string | undefined> {
+    const last = await this.lastResult(runId, testId);
+    return last && [undefined, buildId].includes(linkedId(last.relationships?.build?.data)) ? String(last.id) : undefined;
   }
 
   private async lastResult(runId: number, testId: string) {

@@ -77,6 +77,12 @@ export async function reconcileBuild(o: {
   /** Key -> tests this process's result went to (confirmed): only those get ours again (a refused row stays refused). */
   posted: ReadonlyMap<string, readonly string[]>;
   post: (testId: string, input: ResultInput & { stepStatuses?: string[] }, buildId: string) => Promise<void>;
+  /**
+   * Split mode: a test of a sent key with no result at all in the build gets ours (a row generated after its
+   * result went out). Merge mode finds those rows by the run's listing first (fillNewRows), but there a test's
+   * latest result may be another project's environment's.
+   */
+  fillUnheld?: boolean;
 }): Promise<Reconciled> {
   const shown = new Map<string, string>();
   const problems: string[] = [];
@@ -92,7 +98,8 @@ export async function reconcileBuild(o: {
       o.testsOf(Number(item.key)).map(async (testId) => {
         const list = held.get(testId) ?? [];
         const fixed = correction({ status: String(item.status) }, list);
-        const fix = fixed === 'ours' && !o.posted.get(String(item.key))?.includes(testId) ? undefined : fixed;
+        const ours = o.posted.get(String(item.key))?.includes(testId) || (o.fillUnheld && !list.length);
+        const fix = fixed === 'ours' && !ours ? undefined : fixed;
         const latest = list.at(-1)?.status;
         if (!fix) return latest !== undefined && shown.set(testId, latest);
         const input =

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import { csRun, runPlaywright, runReplay, testSandbox, type Mode } from './harness';
+
+/**
+ * CucumberStudio split mode (`projects: 'split'`): one execution environment per Playwright project, named as the
+ * project, each with the CI build's build holding that project's own results — in one process, as a job per
+ * project, through blob → merge-reports, and after an outage through `replay`. Only CucumberStudio is enabled:
+ * split mode needs every enabled target to keep projects apart.
+ */
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close(); // the harness also checks that no result went in with no build
+});
+
+/** Scenario 81 fails in beta only, 82 in alpha only, 83 passes in both. */
+const files = {
+  's.spec.ts': `import { test } from '@playwright/test';
+const failsIn: Record<number, string> = { 81: 'beta', 82: 'alpha' };
+for (const id of [81, 82, 83])
+  test('s' + id, { tag: '@cs-' + id }, () => {
+    if (failsIn[id] === test.info().project.name) throw new Error('fails in ' + test.info().project.name);
+  });`,
+};
+const EXPECTED = {
+  alpha: { 81: 'passed', 82: 'failed', 83: 'passed' },
+  beta: { 81: 'failed', 82: 'passed', 83: 'passed' },
+};
+const csEnv = (runName: string) => ({
+  ...Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !/^(ZEPHYR|XRAY)_/.test(k))),
+  CUCUMBERSTUDIO_TEST_RUN_NAME: runName,
+  PW_TMS_PROJECTS: 'split',
+});
+const publish = (runName: string, build: string, o: { args?: string[]; mode?: Mode; env?: Record<string, string> } = {}) =>
+  runPlaywright({
+    files,
+    projects: ['alpha', 'beta'],
+    mode: o.mode,
+    args: o.args,
+    env: { ...csEnv(runName), PW_TMS_BUILD: build, ...o.env },
+  });
+
+interface BuildView {
+  id: number;
+  name: string;
+  running: boolean;
+}
+
+/**
+ * Environment name -> scenario id -> latest status of its test in that environment's build `build` (each
+ * environment holds exactly one build of that name: reused, never a twin).
+ */
+function byEnvironment(runName: string, build: string): Record<string, Record<number, string>> {
+  const run = csRun(sandbox, runName);
+  const environments = (run as unknown as { environments: Array<{ name: string; builds: BuildView[] }> }).environments;
+  const out: Record<string, Record<number, string>> = {};
+  for (const environment of environments) {
+    const builds = environment.builds.filter((b) => b.name === build);
+    if (!builds.length) continue;
+    expect(builds, `builds "${build}" of environment "${environment.name}"`).toHaveLength(1);
+    expect(builds[0].running).toBe(true);
+    const latest: Record<number, string> = {};
+    for (const s of run.snapshots) {
+      const mine = s.results.filter((r) => r.buildId === builds[0].id);
+      if (mine.length) latest[s.scenarioId] = mine.at(-1)!.status;
+    }
+    out[environment.name] = latest;
+  }
+  return out;
+}
+
+/** The run's environments by name (the order they were created in depends on which project's result came first). */
+const environmentNames = (runName: string) =>
+  (csRun(sandbox, runName) as unknown as { environments: Array<{ name: string }> }).environments.map((e) => e.name).sort();
+
+it("one process: an environment per project, each with the CI build's build and its own statuses; a summary line per project; the dry run names them", async () => {
+  const dry = await publish('split dry', 'ci dry', { env: { PW_TMS_DRY_RUN: '1' } });
+  expect(dry.output).toContain('would publish into build "ci dry" of execution environment "alpha" (found by name, or created)');
+  expect(dry.output).toContain('would publish into build "ci dry" of execution environment "beta" (found by name, or created)');
+
+  const one = await publish('split one', 'ci 1');
+  const summary = one.summary!.targets.cucumberstudio;
+  expect(summary, one.output).toMatchObject({ published: 6, errors: [], verify: { ok: true } });
+  expect(summary.byPlace).toEqual({
+    alpha: { published: 3, countsByStatus: { passed: 2, failed: 1 } },
+    beta: { published: 3, countsByStatus: { passed: 2, failed: 1 } },
+  });
+  expect(environmentNames('split one')).toEqual(['Default', 'alpha', 'beta']);
+  expect(byEnvironment('split one', 'ci 1')).toEqual(EXPECTED);
+});
+
+it('a job per project, then both again, of one CI build: the same two environments, each build reused by name', async () => {
+  const alpha = await publish('split jobs', 'ci 2', { args: ['--project=alpha'] });
+  expect(alpha.summary!.targets.cucumberstudio, alpha.output).toMatchObject({ published: 3, errors: [], verify: { ok: true } });
+  const beta = await publish('split jobs', 'ci 2', { args: ['--project=beta'] });
+  expect(beta.summary!.targets.cucumberstudio, beta.output).toMatchObject({ published: 3, errors: [], verify: { ok: true } });
+  expect(byEnvironment('split jobs', 'ci 2')).toEqual(EXPECTED);
+  // A rerun of the whole build finds both environments and both builds (byEnvironment: no twin).
+  const both = await publish('split jobs', 'ci 2');
+  expect(both.summary!.targets.cucumberstudio, both.output).toMatchObject({ published: 6, errors: [], verify: { ok: true } });
+  expect(environmentNames('split jobs')).toEqual(['Default', 'alpha', 'beta']);
+  expect(byEnvironment('split jobs', 'ci 2')).toEqual(EXPECTED);
+});
+
+it('through blob and merge-reports: the same environments and statuses', async () => {
+  const merged = await publish('split blob', 'ci 3', { mode: 'merge' });
+  expect(merged.summary!.targets.cucumberstudio, merged.output).toMatchObject({ published: 6, errors: [], verify: { ok: true } });
+  expect(environmentNames('split blob')).toEqual(['Default', 'alpha', 'beta']);
+  expect(byEnvironment('split blob', 'ci 3')).toEqual(EXPECTED);
+});
+
+it('an outage, then replay: into the same environments and build', async () => {
+  sandbox.setFaults('cucumberstudio', { down: true });
+  let down;
+  try {
+    down = await publish('split replay', 'ci 4', { env: { PW_TMS_PUBLISH_TIMEOUT: '3' } });
+  } finally {
+    sandbox.setFaults('cucumberstudio', { down: false });
+  }
+  expect(down.summary!.targets.cucumberstudio).toMatchObject({ published: 0, unsent: 6 });
+  // The replay's own env names no CI build and no projects mode: both come from the journal.
+  const { PW_TMS_PROJECTS: _mode, ...env } = csEnv('split replay');
+  const replay = await runReplay(down.outboxDir, env);
+  expect(replay.exitCode, replay.output).toBe(0);
+  expect(environmentNames('split replay')).toEqual(['Default', 'alpha', 'beta']);
+  expect(byEnvironment('split replay', 'ci 4')).toEqual(EXPECTED);
+  expect(sandbox.stats().cucumberstudio.counters).toMatchObject({ resultsWithoutBuild: 0 });
+});
