@@ -9,6 +9,7 @@ import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from '../shared/m
 import type { RunSummary, TestRecord } from '../shared/model';
 import { createPrinter, type Printer } from '../shared/output';
 import { StopSignals } from './stop-signals';
+import { testBackoff } from './test-knobs';
 import { TARGETS, type TmsReporterOptions } from '../targets';
 
 /**
@@ -80,7 +81,7 @@ export default class TmsReporter implements Reporter {
       const tests = suite.allTests();
       // An empty shard must not create an empty cycle / test run; onEnd says why there was nothing.
       if ((this.empty = tests.length === 0)) return;
-      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal });
+      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal, deps: testBackoff(this.env) });
       this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources) })));
     });
   }
