@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { evidenceReaders, NOTES, PNG, sha, SUITE } from './evidence-helpers';
 import type { RunSummary } from '../../src/shared/model';
+import { TEST_BACKOFF_ENV } from '../../src/playwright/test-knobs';
 import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, type RunResult } from './harness';
 
 /** Evidence policies and limits, and evidence that could not be sent kept for replay (live runs against the sandbox). */
@@ -108,14 +109,23 @@ test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
   });
 });
 
-describe('evidence: policies, limits, replay (live)', () => {
+/**
+ * The fault cases' runs retry as often as the product does, with 20 ms between tries instead of its backoff
+ * (seconds): what they check is what each retry does (look before repeating, give up, keep for replay), not how long.
+ */
+const QUICK_RETRIES = { [TEST_BACKOFF_ENV]: '20' };
+
+describe('evidence: faults and replay (live)', () => {
   it('CucumberStudio: every write applied but answered 500: each file is attached once and each result posted once', async () => {
     const name = 'evidence ambiguous';
     // (Zephyr cannot publish at all under this: its job tokens would never arrive. Its upload's look-before-retry is unit-tested.)
     sandbox.setFaults('cucumberstudio', { appliedFaultRate: 1 });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...envFor(name, QUICK_RETRIES), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined },
+      });
     } finally {
       sandbox.setFaults('cucumberstudio', { appliedFaultRate: 0 });
     }
@@ -145,7 +155,10 @@ describe('evidence: policies, limits, replay (live)', () => {
     });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...envFor(name, QUICK_RETRIES), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined },
+      });
     } finally {
       sandbox.setFaults('cucumberstudio', { overrides: [] });
     }
@@ -173,7 +186,7 @@ describe('evidence: policies, limits, replay (live)', () => {
     sandbox.setFaults('zephyr', { overrides: [outage] });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_PUBLISH_TIMEOUT: '20' }) });
+      run = await runPlaywright({ files: SUITE, env: envFor(name, { ...QUICK_RETRIES, PW_TMS_PUBLISH_TIMEOUT: '20' }) });
     } finally {
       sandbox.setFaults('cucumberstudio', { overrides: [] });
       sandbox.setFaults('zephyr', { overrides: [] });
