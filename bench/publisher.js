@@ -253,4 +253,4 @@ async function memory(log) {
   }
 }
 
-module.exports = { zephyrCalls, zephyrRateLimit, csThroughput, memory };
+module.exports = { zephyrCalls, zephyrRateLimit, csThroughput, memory, publishOnce };

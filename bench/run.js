@@ -14,6 +14,7 @@ const T = require('./tail');
 const SF = require('./statuses-first');
 const B = require('./bytes');
 const C = require('./reporter-cpu');
+const M = require('./matrix');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -60,6 +61,7 @@ const FIGURES = [
     'Statuses before evidence: 2,000 quick tests, 10 % failing with a comment and a file, default pacing (time-scaled 30×)',
     SF.statusesFirst,
   ],
+  ['12', 'The test matrix: T tests x 3 projects, merge vs split, and worst wins across a CI build (20 ms latency, no limit)', M.matrix],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -264,6 +266,17 @@ function table(results) {
         yes(r.target.exactAfterReplay),
       );
     }
+  }
+  const f12 = results['12'];
+  if (f12 && !f12.error) {
+    for (const r of f12.rows)
+      add(
+        '12',
+        `matrix ${f12.tests} x ${f12.projects}: ${r.service} ${r.projects} (${r.build})`,
+        `${r.results} results, ${r.calls} calls (≈ ${r.atRealLimitMin} min at the real limit), tail ${r.tailMs} ms${r.errors.length ? ' ERRORS' : ''}`,
+        '',
+        '',
+      );
   }
   const f10 = results['10'];
   if (f10 && !f10.error) {

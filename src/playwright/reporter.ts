@@ -6,9 +6,11 @@ import { PublishRun } from '../engine/run';
 import { endStatus, reportEmptyRun, reportSummary } from '../engine/run-report';
 import type { TargetDefinition } from '../kit/target';
 import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from '../shared/mapping';
-import { keysOf, type RunSummary, type TestRecord } from '../shared/model';
+import type { RunSummary, TestRecord } from '../shared/model';
 import { createPrinter, type Printer } from '../shared/output';
 import { StopSignals } from './stop-signals';
+import { notRunKeys, placeOf } from './test-records';
+import { testBackoff } from './test-knobs';
 import { TARGETS, type TmsReporterOptions } from '../targets';
 
 /**
@@ -80,8 +82,8 @@ export default class TmsReporter implements Reporter {
       const tests = suite.allTests();
       // An empty shard must not create an empty cycle / test run; onEnd says why there was nothing.
       if ((this.empty = tests.length === 0)) return;
-      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal });
-      this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources), ...this.placeOf(t) })));
+      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal, deps: testBackoff(this.env) });
+      this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources), ...placeOf(t, c.projects) })));
     });
   }
 
@@ -91,7 +93,7 @@ export default class TmsReporter implements Reporter {
       if (!this.run || !isFinalAttempt(test, result)) return;
       // A serial group's retry may run a test again after this (it passed, and a later test of the group failed):
       // its record then comes again, and the targets correct what they sent (CucumberStudio edits its result).
-      const record = recordOf(test, this.sources, this.config && { ...this.config.evidence, root: this.root, ...this.placeOf(test) });
+      const record = this.recordOf(test);
       if (record) this.run.record(record);
     });
   }
@@ -113,19 +115,12 @@ export default class TmsReporter implements Reporter {
     this.stop.listen();
     try {
       const tests = this.suite.allTests();
-      const evidence = { ...c.evidence, root: this.root };
       const cut = (t: TestCase) => !!t.results.length && !this.ended.has(t.results[t.results.length - 1]);
-      const records = tests
-        .map((t) => recordOf(t, this.sources, { ...evidence, ...this.placeOf(t) }, cut(t)))
-        .filter((r): r is TestRecord => r !== null);
+      const records = tests.map((t) => this.recordOf(t, cut(t))).filter((r): r is TestRecord => r !== null);
       const targets = c.targets.map((t) => t.definition);
       for (const line of notKeyLines(tests, targets)) this.printer.error(line);
-      const recorded = new Set(records.map((r) => r.testId));
-      const notRunKeys: Record<string, string[]> = {};
-      for (const t of tests.filter((t) => !recorded.has(t.id)))
-        for (const target of this.sources.map((d) => d.id))
-          (notRunKeys[target] ??= []).push(...keysOf({ keys: keysByTarget(t, this.sources), ...this.placeOf(t) }, target));
-      summary = await this.run.finish(records, tests.length - records.length, notRunKeys);
+      const notRun = notRunKeys(tests, records, this.sources, c.projects);
+      summary = await this.run.finish(records, tests.length - records.length, notRun);
       reportSummary(summary, out);
     } catch (error) {
       this.printer.error(`publishing failed unexpectedly: ${(error as Error)?.message ?? String(error)}`);
@@ -136,9 +131,10 @@ export default class TmsReporter implements Reporter {
     return endStatus({ summary, status: result.status, stopped, failOnPublishError: c.failOnPublishError, printer: this.printer });
   }
 
-  /** Split mode: the test's Playwright project, where its results go apart from other projects'. */
-  private placeOf(test: TestCase): { place?: string } {
-    return this.config?.projects === 'split' ? { place: test.parent.project()?.name ?? '' } : {};
+  /** The journaled record of a finished test (null when it never ran); `cutShort`: its last attempt never ended. */
+  private recordOf(test: TestCase, cutShort = false): TestRecord | null {
+    const evidence = this.config && { ...this.config.evidence, root: this.root, ...placeOf(test, this.config.projects) };
+    return recordOf(test, this.sources, evidence, cutShort);
   }
 
   /** Errors never escape a hook: each becomes one line. */

@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
+import { TEST_BACKOFF_ENV } from '../../src/playwright/test-knobs';
 import { allFileText, runPlaywright, testSandbox, type RunResult } from './harness';
 
 import { CONFIG_OPTIONS } from './bad-input/config-options';
@@ -38,7 +39,9 @@ async function runGroup(g: Group): Promise<void> {
   const sandbox = await testSandbox();
   if (g.overrides?.zephyr) sandbox.setFaults('zephyr', { overrides: g.overrides.zephyr });
   if (g.overrides?.cucumberstudio) sandbox.setFaults('cucumberstudio', { overrides: g.overrides.cucumberstudio });
-  const env = g.env ? g.env(sandbox) : sandbox.env();
+  // Retries as many, without the seconds of backoff between them: a 5xx for good is given up at once, and what
+  // these cases check (its one line, no stack, exit code, no secret) does not depend on how long it took.
+  const env = { ...(g.env ? g.env(sandbox) : sandbox.env()), [TEST_BACKOFF_ENV]: '20' };
   const secrets = [
     ...Object.entries(sandbox.env())
       .filter(([k]) => /SECRET|ACCESS/.test(k))

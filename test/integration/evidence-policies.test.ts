@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { evidenceReaders, NOTES, PNG, sha, SUITE } from './evidence-helpers';
-import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles } from './harness';
+import type { RunSummary } from '../../src/shared/model';
+import { TEST_BACKOFF_ENV } from '../../src/playwright/test-knobs';
+import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, type RunResult } from './harness';
 
 /** Evidence policies and limits, and evidence that could not be sent kept for replay (live runs against the sandbox). */
 let sandbox: RunningSandbox;
@@ -15,10 +17,47 @@ afterAll(async () => {
 });
 const { resultOf, executionOf, envFor, uploadsTo } = evidenceReaders(() => sandbox);
 
-describe('evidence: policies, limits, replay (live)', () => {
-  it('attachments: none makes no upload call; the steps still go', async () => {
-    const name = 'evidence cs none';
-    await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_ATTACHMENTS: 'none' }) });
+/**
+ * The policies and limits from ONE Playwright run of three reporter instances, each with its own cycle / test run,
+ * outbox and summary (a run costs seconds of process start; these need no faults, so they can share one):
+ * 1 `attachments: 'none'`, 2 `attachmentMaxBytes: 100`, 3 the defaults. Every instance gets every test (SUITE:
+ * PROJ-3/4 and scenarios 3/4; errors.spec: PROJ-31 / 31; odd.spec: PROJ-5 / 5); each case reads its own instance.
+ */
+describe('evidence: policies and limits, three reporter instances in one run (live)', () => {
+  const NONE = 'evidence cs none';
+  const OVERSIZE = 'evidence cs oversize';
+  const DEFAULTS = 'evidence defaults';
+  const names = (name: string) => ({ zephyr: { cycleName: name }, cucumberstudio: { testRunName: name } });
+  let run: RunResult;
+  const summaryOf = (n: number): RunSummary => JSON.parse(fs.readFileSync(path.join(run.dir, `summary-${n}.json`), 'utf8')) as RunSummary;
+  beforeAll(async () => {
+    run = await runPlaywright({
+      files: {
+        ...SUITE,
+        'errors.spec.ts': `import { test, expect } from '@playwright/test';
+test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
+  expect.soft(1, 'first soft').toBe(2);
+  expect.soft('a', 'second soft').toBe('b');
+  throw new Error('request failed', { cause: new Error('ECONNRESET from the stub') });
+});`,
+        'odd.spec.ts': `import { test } from '@playwright/test';
+test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
+  testInfo.attachments.push({ name: 'output folder', path: testInfo.outputDir, contentType: 'text/plain' });
+  await testInfo.attach('my report.final v2', { body: 'all done', contentType: 'text/plain' });
+  throw new Error('broke');
+});`,
+      },
+      env: sandbox.env(),
+      options: { ...names(NONE), attachments: 'none' },
+      moreReporters: [
+        { ...names(OVERSIZE), attachmentMaxBytes: 100, outboxDir: 'outbox-2', summaryFile: 'summary-2.json' },
+        { ...names(DEFAULTS), outboxDir: 'outbox-3', summaryFile: 'summary-3.json' },
+      ],
+    });
+  }, 300_000);
+
+  it('attachments: none makes no upload call; the steps still go', () => {
+    const name = NONE;
     const runId = csRun(sandbox, name).id;
     expect(uploadsTo(runId)).toEqual([]);
     const cycleId = zephyrCycles(sandbox).find((c) => c.name === name)!.id;
@@ -32,19 +71,8 @@ describe('evidence: policies, limits, replay (live)', () => {
     expect(executionOf(name, 'PROJ-3').stepResults.map((r) => r.statusId)).toEqual([-1, -1, -1]);
   });
 
-  it('every error of a test is in its comment and description: soft expects, the error thrown and its cause', async () => {
-    const name = 'evidence errors';
-    await runPlaywright({
-      files: {
-        'errors.spec.ts': `import { test, expect } from '@playwright/test';
-test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
-  expect.soft(1, 'first soft').toBe(2);
-  expect.soft('a', 'second soft').toBe('b');
-  throw new Error('request failed', { cause: new Error('ECONNRESET from the stub') });
-});`,
-      },
-      env: envFor(name),
-    });
+  it('every error of a test is in its comment and description: soft expects, the error thrown and its cause', () => {
+    const name = DEFAULTS;
     const comment = executionOf(name, 'PROJ-31').comment;
     expect(comment).toContain('first soft');
     expect(comment).toContain('--- error 2 of 3 ---');
@@ -53,13 +81,51 @@ test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
     expect(resultOf(name, 31).description).toContain('[cause]: Error: ECONNRESET from the stub');
   });
 
+  it('a file over attachmentMaxBytes is skipped and named; the others go', () => {
+    const name = OVERSIZE;
+    const summary = summaryOf(2);
+    // notes.txt is 26 bytes; shot.png 256 and Playwright's error context a few kB are over the limit.
+    expect(resultOf(name, 3).attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
+    expect(summary.targets.cucumberstudio?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
+    expect(summary.targets.zephyr?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
+    expect(executionOf(name, 'PROJ-3').attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
+    expect(run.output).toMatch(/\[tms-reporter 2\] CucumberStudio: .*skipped: .*shot\.png \(256 bytes/);
+    expect(run.output).toMatch(/\[tms-reporter 2\] Zephyr Squad: .*skipped: .*shot\.png \(256 bytes/);
+    expect(outboxFiles(path.join(run.dir, 'outbox-2'))).toEqual([]);
+  });
+
+  it('a folder given as a path is skipped and named, not kept for replay; a name with a dot in it keeps its type', () => {
+    const name = DEFAULTS;
+    const summary = summaryOf(3);
+    expect(resultOf(name, 5).attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
+    expect(executionOf(name, 'PROJ-5').attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
+    for (const target of ['zephyr', 'cucumberstudio'] as const) {
+      const files = summary.targets[target]?.attachments;
+      expect(files?.skipped).toEqual([expect.stringMatching(/^output_folder\.txt \(not a file: .+\)$/)]);
+      expect(files?.failed).toEqual([]);
+      expect(summary.targets[target]).toMatchObject({ unsent: 0, errors: [] });
+    }
+    expect(outboxFiles(path.join(run.dir, 'outbox-3'))).toEqual([]);
+  });
+});
+
+/**
+ * The fault cases' runs retry as often as the product does, with 20 ms between tries instead of its backoff
+ * (seconds): what they check is what each retry does (look before repeating, give up, keep for replay), not how long.
+ */
+const QUICK_RETRIES = { [TEST_BACKOFF_ENV]: '20' };
+
+describe('evidence: faults and replay (live)', () => {
   it('CucumberStudio: every write applied but answered 500: each file is attached once and each result posted once', async () => {
     const name = 'evidence ambiguous';
     // (Zephyr cannot publish at all under this: its job tokens would never arrive. Its upload's look-before-retry is unit-tested.)
     sandbox.setFaults('cucumberstudio', { appliedFaultRate: 1 });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...envFor(name, QUICK_RETRIES), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined },
+      });
     } finally {
       sandbox.setFaults('cucumberstudio', { appliedFaultRate: 0 });
     }
@@ -89,7 +155,10 @@ test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
     });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: { ...envFor(name), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined } });
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...envFor(name, QUICK_RETRIES), ZEPHYR_ACCESS_KEY: undefined, ZEPHYR_SECRET_KEY: undefined },
+      });
     } finally {
       sandbox.setFaults('cucumberstudio', { overrides: [] });
     }
@@ -102,46 +171,6 @@ test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
         .sort(),
     ).toEqual(['error-context.md', 'notes.txt', 'shot.png']);
     expect(run.summary?.targets.cucumberstudio).toMatchObject({ unsent: 0 });
-  });
-
-  it('a file over attachmentMaxBytes is skipped and named; the others go', async () => {
-    const name = 'evidence cs oversize';
-    const run = await runPlaywright({
-      files: SUITE,
-      env: envFor(name, { PW_TMS_ATTACHMENT_MAX_BYTES: '100' }),
-    });
-    // notes.txt is 26 bytes; shot.png 256 and Playwright's error context a few kB are over the limit.
-    expect(resultOf(name, 3).attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
-    expect(run.summary?.targets.cucumberstudio?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
-    expect(run.summary?.targets.zephyr?.attachments?.skipped).toContain('shot.png (256 bytes, over attachmentMaxBytes 100)');
-    expect(executionOf(name, 'PROJ-3').attachments.map((a) => a.fileName)).toEqual(['notes.txt']);
-    expect(run.output).toMatch(/CucumberStudio: .*skipped: .*shot\.png \(256 bytes/);
-    expect(run.output).toMatch(/Zephyr Squad: .*skipped: .*shot\.png \(256 bytes/);
-    expect(outboxFiles(run.outboxDir)).toEqual([]);
-  });
-
-  it('a folder given as a path is skipped and named, not kept for replay; a name with a dot in it keeps its type', async () => {
-    const name = 'evidence odd files';
-    const run = await runPlaywright({
-      files: {
-        'odd.spec.ts': `import { test } from '@playwright/test';
-test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
-  testInfo.attachments.push({ name: 'output folder', path: testInfo.outputDir, contentType: 'text/plain' });
-  await testInfo.attach('my report.final v2', { body: 'all done', contentType: 'text/plain' });
-  throw new Error('broke');
-});`,
-      },
-      env: envFor(name),
-    });
-    expect(resultOf(name, 5).attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
-    expect(executionOf(name, 'PROJ-5').attachments.map((a) => a.fileName)).toContain('my_report.final_v2.txt');
-    for (const target of ['zephyr', 'cucumberstudio'] as const) {
-      const files = run.summary?.targets[target]?.attachments;
-      expect(files?.skipped).toEqual([expect.stringMatching(/^output_folder\.txt \(not a file: .+\)$/)]);
-      expect(files?.failed).toEqual([]);
-      expect(run.summary?.targets[target]).toMatchObject({ unsent: 0, errors: [] });
-    }
-    expect(outboxFiles(run.outboxDir)).toEqual([]);
   });
 
   it('uploads refused during the run stay in the outbox; replay attaches each file exactly once', async () => {
@@ -157,7 +186,7 @@ test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
     sandbox.setFaults('zephyr', { overrides: [outage] });
     let run;
     try {
-      run = await runPlaywright({ files: SUITE, env: envFor(name, { PW_TMS_PUBLISH_TIMEOUT: '20' }) });
+      run = await runPlaywright({ files: SUITE, env: envFor(name, { ...QUICK_RETRIES, PW_TMS_PUBLISH_TIMEOUT: '20' }) });
     } finally {
       sandbox.setFaults('cucumberstudio', { overrides: [] });
       sandbox.setFaults('zephyr', { overrides: [] });

@@ -14,7 +14,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses, type RunResult } from './harness';
 import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';
 
 let sandbox: RunningSandbox;
@@ -284,28 +284,45 @@ function recordedBy(outcomes: Record<string, string>): Record<string, string[]> 
   return Object.fromEntries(Object.entries(outcomes).map(([t, o]) => [t, o === 'never ran' ? [] : [o]]));
 }
 
+/**
+ * Playwright's global timeout is wall time from the run's start, and the case needs `passes` finished and `hangs`
+ * started before it fires. A quiet machine gets there in about 2 s: the first run allows 5 s; a run that the machine
+ * was too slow for (`passes` not passed, or `hangs` not started: a mark it leaves) is done again, with a fresh name,
+ * allowing longer. `hangs` has no test timeout of its own (Playwright's 30 s would end it first).
+ */
+const GLOBAL_TIMEOUTS_MS = [5_000, 20_000, 60_000];
+
 describe.each(['live'] as const)('globalTimeout mid-run (%s)', (mode) => {
   it('the test it cuts short is interrupted (BLOCKED, worst over its key), not skipped; a test it never started is not invented', async () => {
-    const name = `global timeout ${mode}`;
-    const run = await runPlaywright({
-      files: {
-        'g.spec.ts': `import { test } from '@playwright/test';
+    let name = '';
+    let run: RunResult | undefined;
+    for (const [attempt, timeoutMs] of GLOBAL_TIMEOUTS_MS.entries()) {
+      name = `global timeout ${mode} ${attempt}`;
+      run = await runPlaywright({
+        files: {
+          'g.spec.ts': `import { test } from '@playwright/test';
+import * as fs from 'node:fs';
 test('passes', { tag: ['@PROJ-71', '@cs-71'] }, () => {});
-test('hangs', { tag: ['@PROJ-71', '@cs-71', '@PROJ-72'] }, async () => { await new Promise((r) => setTimeout(r, 120_000)); });
+test('hangs', { tag: ['@PROJ-71', '@cs-71', '@PROJ-72'] }, async () => {
+  test.setTimeout(0);
+  fs.writeFileSync('hangs-started', ''); // in the run's folder, Playwright's working directory
+  await new Promise((r) => setTimeout(r, 120_000));
+});
 test('never starts', { tag: '@PROJ-73' }, () => {});`,
-      },
-      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name },
-      workers: 1,
-      // Playwright's global timeout is wall time from the run's start: 20 s leaves a machine 2-3 times slower than a
-      // quiet one room to start the worker and pass the first test; the hanging one never ends.
-      args: ['--global-timeout=20000'],
-      mode,
-    });
-    if (mode === 'live') expect(run.exitCode, run.output).not.toBe(0);
+        },
+        env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name },
+        workers: 1,
+        args: [`--global-timeout=${timeoutMs}`],
+        mode,
+      });
+      // The run the case is about: `passes` passed and `hangs` had started when the timeout came.
+      if (/\b1 passed\b/.test(run.output) && fs.existsSync(path.join(run.dir, 'hangs-started'))) break;
+    }
+    if (mode === 'live') expect(run!.exitCode, run!.output).not.toBe(0);
     const { zephyr, cs } = held(name);
     // PROJ-73 was added to the cycle before the tests ran; it keeps no status of its own.
     expect(zephyr).toEqual({ 'PROJ-71': [BLOCKED, 1], 'PROJ-72': [BLOCKED, 1], 'PROJ-73': [UNEXECUTED, 0] });
     expect(cs).toEqual({ 71: ['blocked'] });
-    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, notRun: 1, errors: [] });
+    expect(run!.summary!.targets.zephyr).toMatchObject({ published: 2, notRun: 1, errors: [] });
   });
 });
