@@ -96,7 +96,7 @@ export class ZephyrClient {
   }
 
   /** Async endpoints answer with a job token: raw text, a JSON string, or `{"jobProgressToken": …}`. */
-  private async job(label: string, path: string, body: unknown): Promise<string> {
+  async job(label: string, path: string, body: unknown): Promise<string> {
     return this.lane.retry(label, async () => {
       const token = parseJobToken(await this.exchange(label, 'POST', path, {}, body));
       if (!token) throw new BadResponseError('Zephyr', 200, `Zephyr answered POST ${path} without a job token.`);

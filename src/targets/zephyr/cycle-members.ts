@@ -2,12 +2,13 @@ import type { ContainerInfo } from '../../kit/target';
 import type { ZephyrClient, ZephyrExecution } from './client';
 import type { ZephyrConfig } from './config';
 import { ExecutionReader } from './executions';
+import type { FolderCalls, ZephyrFolder } from './folders';
 import { chunk, parseAddJobMessage, waitForJob, type JobWaitOptions } from './jobs';
 
 const ADD_CHUNK = 100;
 
 /**
- * Which keys are executions of the cycle. Keys become executions only through "add tests" (by key, an async
+ * Which keys are executions of the cycle's root, or (split mode) of one folder of it: `folder` with its calls. Keys become executions only through "add tests" (by key, an async
  * job): creating an execution needs the numeric issueId, which only the cycle listing tells. Adding is safe
  * to repeat (a key already there is skipped by the service).
  */
@@ -21,6 +22,8 @@ export class CycleMembers {
     private readonly cfg: Pick<ZephyrConfig, 'projectId' | 'versionId'>,
     private readonly client: ZephyrClient,
     private readonly jobs: JobWaitOptions,
+    /** Split mode: the Playwright project's folder, and the folder calls (added and read there, not in the root). */
+    readonly folder?: { folder: ZephyrFolder; calls: FolderCalls },
   ) {
     this.reader = new ExecutionReader(client);
   }
@@ -56,7 +59,9 @@ export class CycleMembers {
     await Promise.all(
       chunk(missing, ADD_CHUNK).map(async (part) => {
         try {
-          const token = await this.client.addTests(cycle.id, part, projectId, versionId);
+          const token = this.folder
+            ? await this.folder.calls.addTests(this.folder.folder.id, part, { cycleId: cycle.id, projectId, versionId })
+            : await this.client.addTests(cycle.id, part, projectId, versionId);
           const progress = await waitForJob(this.client, token, this.jobs);
           for (const k of parseAddJobMessage(progress.message)) invalid.add(k);
         } catch (error) {
@@ -73,15 +78,24 @@ export class CycleMembers {
     // Every key is looked for, whatever the job's message said (its wording is not established). The listing
     // holds every execution of the cycle: one held already keeps what we know of it (a status job of ours may
     // still be running, the listing shows the status before it).
-    for (const e of await this.reader.read({ ...cycle, projectId, versionId }, missing, invalid)) {
+    for (const e of await this.read(cycle, missing, invalid)) {
       if (!this.executions.has(e.issueKey)) this.executions.set(e.issueKey, e);
     }
     for (const k of missing.filter((key) => !this.executions.has(key))) {
       const refused = invalid.has(k);
+      const where = this.folder ? `folder "${this.folder.folder.name}" of the cycle` : 'cycle';
       const reason = refused
         ? `${k} is not a Test issue of project ${projectId} (Zephyr rejected it)`
-        : (failedWith.get(k)?.message ?? `${k} was not added to the cycle by Zephyr`);
+        : (failedWith.get(k)?.message ?? `${k} was not added to the ${where} by Zephyr`);
       this.rejected.set(k, { reason, refused });
     }
+  }
+
+  /** The root: the cheaper of listing and ZQL (ExecutionReader). A folder: its own listing, every page (no ZQL by folder yet). */
+  private async read(cycle: ContainerInfo, wanted: string[], invalid: ReadonlySet<string>): Promise<ZephyrExecution[]> {
+    const { projectId, versionId } = this.cfg;
+    if (!this.folder) return this.reader.read({ ...cycle, projectId, versionId }, wanted, invalid);
+    const all = await this.folder.calls.readAll(this.folder.folder.id, { cycleId: cycle.id, projectId, versionId });
+    return wanted.flatMap((k) => all.get(k) ?? []);
   }
 }

@@ -18,6 +18,8 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   command: 'cycle',
   optionKeys: OPTION_KEYS,
   readConfig: readZephyrConfig,
+  // Split mode: a folder per Playwright project in the cycle (see folder-places).
+  places: true,
   secrets: zephyrSecrets,
   // A Jira-key tag goes to every enabled Jira target (Xray too); a `zephyr` annotation to Zephyr only.
   keysOf: (test) => jiraKeysOf(test, 'zephyr'),

@@ -19,6 +19,7 @@ export interface RawExecutionPage {
       id: string | number;
       issueId: number | string;
       cycleId?: string | number;
+      folderId?: string | number | null;
       versionId?: number | string;
       status?: { id: number | string };
       comment?: unknown;
@@ -29,7 +30,8 @@ export interface RawExecutionPage {
 }
 
 export interface ExecutionPage {
-  items: Array<ZephyrExecution & { cycleId?: string; versionId?: number }>;
+  /** `folderId`: the folder an execution is filed in (a ZQL search by cycle name finds those too). */
+  items: Array<ZephyrExecution & { cycleId?: string; versionId?: number; folderId?: string }>;
   total: number;
 }
 
@@ -44,6 +46,9 @@ export function parseExecutionPage(page: RawExecutionPage): ExecutionPage {
       ...(typeof w.execution!.comment === 'string' ? { comment: w.execution!.comment } : {}),
       ...(w.execution!.cycleId !== undefined ? { cycleId: String(w.execution!.cycleId) } : {}),
       ...(w.execution!.versionId !== undefined ? { versionId: Number(w.execution!.versionId) } : {}),
+      ...(w.execution!.folderId !== undefined && w.execution!.folderId !== null && String(w.execution!.folderId) !== ''
+        ? { folderId: String(w.execution!.folderId) }
+        : {}),
     }));
   return { items, total: Number(page.totalCount ?? items.length) };
 }
@@ -98,9 +103,14 @@ export class ExecutionReader {
   async read(cycle: CycleRef, wanted: readonly string[], probablyAbsent: ReadonlySet<string> = new Set()): Promise<ZephyrExecution[]> {
     const found = new Map<string, ZephyrExecution>();
     const keep = (items: ExecutionPage['items']) => {
-      for (const { cycleId, versionId, ...e } of items) {
-        // ZQL matches the cycle by name: drop another cycle's execution of the same issue.
-        if ((cycleId === undefined || cycleId === cycle.id) && (versionId === undefined || versionId === cycle.versionId))
+      for (const { cycleId, versionId, folderId, ...e } of items) {
+        // ZQL matches the cycle by name: drop another cycle's execution of the same issue, and one filed in a
+        // folder of this cycle (split mode: the same issue is an execution of the root and of each folder).
+        if (
+          folderId === undefined &&
+          (cycleId === undefined || cycleId === cycle.id) &&
+          (versionId === undefined || versionId === cycle.versionId)
+        )
           found.set(e.issueKey, e);
       }
     };

@@ -1,8 +1,9 @@
 import { aggregate, defaultComment } from '../../shared/mapping';
 import { head } from '../../shared/comment';
-import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
+import { keysOf, unplaced, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
+import { byPlace, type PlaceGroup } from '../../kit/places';
 import type { RunInfo } from '../../shared/options';
 import {
   type BeginOptions,
@@ -27,7 +28,8 @@ import { reconcile } from './reconcile';
 import type { JobWaitOptions } from './jobs';
 import { checkZephyr } from './check';
 import { ExecutionEvidence } from './evidence';
-import { CycleMembers } from './cycle-members';
+import { FolderPlaces } from './folder-places';
+import { folderNameFor } from './folders';
 import { StatusWriter } from './status-writer';
 import { ZephyrBudget, zephyrBatching } from './batching';
 
@@ -56,7 +58,8 @@ export class ZephyrTarget implements Target {
   /** This publish's CI build, as comments carry it (worst wins across its processes, see build-marks). */
   private readonly marks: BuildMarks;
   private readonly cycle = new ContainerState('Zephyr cycle');
-  private readonly members: CycleMembers;
+  /** The cycle root's executions, and (split mode) each project's folder's. */
+  private readonly places: FolderPlaces;
   private readonly evidence: ExecutionEvidence;
   private readonly writer: StatusWriter;
 
@@ -79,9 +82,17 @@ export class ZephyrTarget implements Target {
       // A custom status ranks like the outcome it is mapped from.
       (id) => zephyrRank(id, (Object.keys(this.byOutcome) as Outcome[]).find((o) => this.byOutcome[o] === id) ?? 'passed'),
     );
-    this.members = new CycleMembers(cfg, client, jobs);
+    this.places = new FolderPlaces(cfg, client, lane, jobs, () => this.cycle.require());
     const budget = new ZephyrBudget(lane, { paced: jobs, roomy: o.roomyJobs ?? jobs });
-    this.writer = new StatusWriter(cfg, client, this.evidence, budget, o.replay === true, (key) => this.members.forget(key), this.marks);
+    this.writer = new StatusWriter(
+      cfg,
+      client,
+      this.evidence,
+      budget,
+      o.replay === true,
+      (key, e) => this.places.forget(key, e),
+      this.marks,
+    );
     this.batching = zephyrBatching(lane, budget, (item) => this.writer.needsOwnCall(item));
   }
 
@@ -130,30 +141,55 @@ export class ZephyrTarget implements Target {
   async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
     const cycleId = this.cycle.require().id;
     await this.cycle.preparation();
-    await this.ensureInCycle(items.map((i) => i.key));
     const result: PublishResult = { done: [], failed: [] };
+    await Promise.all(byPlace(items).map((group) => this.publishInto(cycleId, group, result, onDone)));
+    return result;
+  }
+
+  /** One place's items (merge mode: every item, the cycle root; split mode: a project's folder). */
+  private async publishInto(cycleId: string, group: PlaceGroup, result: PublishResult, onDone?: (items: readonly PlanItem[]) => void) {
+    const engineItem = (item: PlanItem) => group.original.get(item)!;
+    let members;
+    try {
+      members = await this.places.of(group.place);
+      await members.ensure(
+        this.cycle.require(),
+        group.items.map((i) => i.key),
+      );
+    } catch (error) {
+      // The folder could not be found or made: the items wait (outbox, replay), the next send tries again.
+      const folder = folderNameFor(group.place);
+      const message = (error as Error).message;
+      const reason = folder === undefined ? message : `folder "${folder}" of the cycle could not be found or created: ${message}`;
+      for (const item of group.items) result.failed.push({ item: engineItem(item), reason });
+      return;
+    }
     const found: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
-    for (const item of items) {
-      const e = this.members.get(item.key);
+    const here: PublishResult = { done: [], failed: [] };
+    for (const item of group.items) {
+      const e = members.get(item.key);
       if (e) found.push({ item, e });
       else {
-        const why = this.members.rejection(item.key);
-        result.failed.push({
+        const why = members.rejection(item.key);
+        here.failed.push({
           item,
           reason: why?.reason ?? `${item.key} is not in the cycle (Zephyr did not add it)`,
           refused: why?.refused,
         });
       }
     }
-    await this.writer.write(cycleId, found, result, onDone);
-    return result;
+    await this.writer.write(cycleId, found, here, onDone && ((done) => onDone(done.map(engineItem))));
+    result.done.push(...here.done.map(engineItem));
+    result.failed.push(...here.failed.map((f) => ({ ...f, item: engineItem(f.item) })));
   }
 
   async attach(item: PlanItem, file: UploadFile, { check }: { check: boolean }): Promise<'uploaded' | 'present'> {
     const cycleId = this.cycle.require().id;
-    if (!this.members.get(item.key)) await this.ensureInCycle([item.key]);
-    const e = this.members.get(item.key);
-    if (!e) throw new Error(this.members.rejection(item.key)?.reason ?? `${item.key} is not in the cycle`);
+    const { key, place } = unplaced(item.key);
+    const members = await this.places.of(place);
+    if (!members.get(key)) await members.ensure(this.cycle.require(), [key]);
+    const e = members.get(key);
+    if (!e) throw new Error(members.rejection(key)?.reason ?? `${key} is not in the cycle`);
     const { projectId, versionId } = this.cfg;
     return this.evidence.attach(e, { cycleId, projectId, versionId }, file, head(file.test ?? item.tests[0] ?? item.key, 200), check);
   }
@@ -161,7 +197,7 @@ export class ZephyrTarget implements Target {
   /** The cycle in the project's Zephyr view, when the Jira site is configured (the project key comes from a mapped issue). */
   link(): string | undefined {
     const cycle = this.cycle.peek();
-    const projectKey = this.members.anyKey()?.replace(/-\d+$/, '');
+    const projectKey = this.places.anyKey()?.replace(/-\d+$/, '');
     if (!this.cfg.jiraUrl || !cycle || !projectKey) return undefined;
     const { projectId, versionId } = this.cfg;
     return `${this.cfg.jiraUrl}/projects/${projectKey}?selectedItem=com.thed.zephyr.je__project-centric-view-tvm#?projectId=${projectId}&versionId=${versionId}&cycleId=${cycle.id}`;
@@ -172,7 +208,7 @@ export class ZephyrTarget implements Target {
     const c = await this.client.getCycle(this.cycle.require().id, this.cfg.projectId, this.cfg.versionId, true);
     const expected = new Map<number, number>();
     for (const item of sent) {
-      const s = this.members.get(item.key)?.statusId ?? Number(item.status);
+      const s = this.places.execution(item.key)?.statusId ?? Number(item.status);
       expected.set(s, (expected.get(s) ?? 0) + 1);
     }
     const details: string[] = [];
@@ -198,16 +234,32 @@ export class ZephyrTarget implements Target {
   private async verifyShared(sent: readonly PlanItem[]): Promise<VerifyReport> {
     const { projectId, versionId } = this.cfg;
     const cycle = { id: this.cycle.require().id, projectId, versionId };
-    const ctx = { client: this.client, cycle, marks: this.marks, members: this.members, writer: this.writer, jobs: this.jobs };
     const steps = this.cfg.stepResults !== 'off';
     const detailed = (item: PlanItem) => this.cfg.stepResults === 'detailed' && !!item.steps?.length;
-    const details = await reconcile({ ...ctx, steps, detailed }, sent);
+    // Per place (merge mode: the root only): a folder is read with the folder search, the root with the cycle's.
+    const perPlace = await Promise.all(
+      byPlace(sent).map(async (group) => {
+        const members = await this.places.of(group.place);
+        const folder = members.folder?.folder;
+        const read = folder && (() => this.places.calls.readAll(folder.id, { cycleId: cycle.id, projectId, versionId }));
+        const ctx = { client: this.client, cycle, marks: this.marks, members, writer: this.writer, jobs: this.jobs, read };
+        const lines = await reconcile({ ...ctx, steps, detailed }, group.items);
+        return folder ? lines.map((line) => `folder "${folder.name}": ${line}`) : lines;
+      }),
+    );
+    const details = perPlace.flat();
     const c = await this.client.getCycle(cycle.id, projectId, versionId);
     return {
       ok: details.length === 0,
       details: details.length ? details : [`each of the ${sent.length} published results is the worst this build sent for its key`],
       containerStatus: c.status,
     };
+  }
+
+  /** The dry run's lines in split mode: the folder (or, for an unnamed project, the root) each project's results go to. */
+  wouldPublishInto(items: readonly PlanItem[]): string[] {
+    const cycle = this.cfg.cycleId ? `cycle ${this.cfg.cycleId}` : `cycle "${this.cfg.cycleName}"`;
+    return byPlace(items).flatMap((group) => (group.place === undefined ? [] : [this.places.describe(group.place, cycle)]));
   }
 
   check(): Promise<CheckLine[]> {
@@ -238,7 +290,8 @@ export class ZephyrTarget implements Target {
     return { id: String(value.id), name, reused };
   }
 
+  /** Engine keys (placed in split mode) into the cycle root or their project's folder. */
   private ensureInCycle(keys: readonly string[]): Promise<void> {
-    return this.members.ensure(this.cycle.require(), keys);
+    return this.places.ensure(keys);
   }
 }

@@ -20,6 +20,8 @@ export interface ReconcileContext {
   steps: boolean;
   /** Whether this item's step results were set one by one (stepResults 'detailed'): absolute, nothing to reset. */
   detailed: (item: PlanItem) => boolean;
+  /** Split mode, a folder: its executions by key (the cycle listing holds the root's only). */
+  read?: () => Promise<Map<string, ZephyrExecution>>;
 }
 
 /**
@@ -37,7 +39,7 @@ export interface ReconcileContext {
  */
 export async function reconcile(ctx: ReconcileContext, sent: readonly PlanItem[]): Promise<string[]> {
   const { client, cycle, marks, members } = ctx;
-  const now = await readWholeCycle(client, cycle);
+  const now = await (ctx.read ? ctx.read() : readWholeCycle(client, cycle));
   const details: string[] = [];
   const again: Array<{ item: PlanItem; e: ZephyrExecution }> = [];
   const restore = new Map<number, ZephyrExecution[]>();

@@ -40,7 +40,7 @@ export class StatusWriter {
     /** A replay: the executions were read just before its sends, so what they say is taken as current. */
     private readonly replay: boolean,
     /** The key's execution is gone from the cycle (removed since it was read): added again with its next send. */
-    private readonly forget: (key: string) => void,
+    private readonly forget: (key: string, e: ZephyrExecution) => void,
     /** This publish's CI build: comments carry it, and a worse result of it is never replaced (see build-marks). */
     private readonly marks: BuildMarks,
   ) {}
@@ -114,7 +114,7 @@ export class StatusWriter {
       return;
     }
     for (const p of part.filter((m) => gone.has(m.e.id))) {
-      this.forget(p.item.key);
+      this.forget(p.item.key, p.e);
       result.failed.push({
         item: p.item,
         reason: `${p.item.key}: Zephyr did not find its execution ${p.e.id} (removed from the cycle since it was read?); it is added again with the next send`,
