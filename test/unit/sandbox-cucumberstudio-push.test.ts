@@ -177,6 +177,41 @@ describe('CucumberStudio sandbox: POST /import_test_results/{token}/{format}', (
     expect(snapshots[1].results[0].status).toBe('passed');
   });
 
+  it('hooks count for the test’s status, not as steps (cucumber-js `hidden` steps, cucumber-jvm `before` / `after`)', async () => {
+    const r = await generatedRun(h, [1, 2]);
+    const { build } = await defaultBuild(h, r.id);
+    const step = (status: string, hidden = false) => ({
+      keyword: hidden ? 'After' : 'Given ',
+      ...(hidden ? { hidden: true } : {}),
+      result: { status },
+    });
+    const report = JSON.stringify([
+      {
+        elements: [
+          {
+            type: 'scenario',
+            name: `a (uid:${r.tests[0].uid})`,
+            steps: [step('failed', true), step('skipped'), step('skipped'), step('skipped'), step('passed', true)],
+          },
+          {
+            type: 'scenario',
+            name: `b (uid:${r.tests[1].uid})`,
+            before: [step('passed')],
+            steps: [step('passed'), step('passed'), step('passed')],
+            after: [step('failed')],
+          },
+        ],
+      },
+    ]);
+    const answer = await push(h, 'cucumber-json', { 'r.json': report }, `?build_id=${build}`);
+    expect(answer.json.test_import.map((t: any) => t.status)).toEqual(['failed', 'failed']);
+    const shown = h.state().testRuns[0].snapshots.map((s: any) => s.results[0].stepStatuses);
+    expect(shown).toEqual([
+      ['skipped', 'skipped', 'skipped'],
+      ['passed', 'passed', 'passed'],
+    ]);
+  });
+
   it('is counted in the rate limit (200 per minute per IP) like every call', async () => {
     h.sandbox.setFaults('cucumberstudio', { rateLimit: { count: 2, windowMs: 60_000 } });
     try {

@@ -8,7 +8,8 @@
  * `pending` → `wip`, `ambiguous` → `failed`, any other word → `undefined`; the test's status is its worst step or
  * hook (failed > undefined > wip > skipped > passed); a scenario with no step and no hook is `undefined`.
  * Background steps (cucumber-json `type: "background"` elements) belong to the scenario after them and come first
- * in its step statuses. junit: `<failure>` / `<error>` → failed, `<skipped>` → skipped, else passed; no steps.
+ * in its step statuses; hooks (`before` / `after`, or steps marked `hidden` as cucumber-js writes them) count for
+ * the test's status, not as steps. junit: `<failure>` / `<error>` → failed, `<skipped>` → skipped, else passed; no steps.
  */
 import type { Status } from './model';
 
@@ -47,6 +48,7 @@ export function readReport(format: ReadFormat, text: string): ReportedTest[] | {
 }
 
 interface CucumberStep {
+  hidden?: unknown;
   result?: { status?: unknown; error_message?: unknown };
 }
 interface CucumberElement {
@@ -78,10 +80,12 @@ function readCucumberJson(text: string): ReportedTest[] | { error: string } {
         background = steps;
         continue;
       }
-      const all = [...background, ...steps];
+      // cucumber-js writes hooks as `hidden` steps, cucumber-jvm/ruby as `before` / `after`: hooks either way.
+      const listed = [...background, ...steps];
       background = [];
+      const all = listed.filter((s) => !s?.hidden);
       const stepStatuses = all.map((s) => cucumberStatus(s?.result?.status));
-      const hooks = [...(element.before ?? []), ...(element.after ?? [])];
+      const hooks = [...(element.before ?? []), ...listed.filter((s) => s?.hidden), ...(element.after ?? [])];
       const failing = [...all, ...hooks].find((s) => typeof s?.result?.error_message === 'string');
       tests.push({
         name: typeof element.name === 'string' ? element.name : '',
