@@ -19,6 +19,8 @@
  * - Method/path combinations that are not served answer 404 (route counted as `<METHOD> (unknown)`).
  * - Evidence: results keep `step-statuses` as sent and as shown (`step-statuses.ts`); result attachments can be
  *   uploaded (multipart `file`, 200) and listed (`attachments.ts`); downloading them is not served.
+ * - The token routes of the vendor's CLI (`routes-push.ts`: the run as XML with the test uids, `publication.ts`;
+ *   the bulk result push, `push.ts`) sit outside `/api`, checked by the secret token in their path only.
  * - Builds and execution environments (`builds.ts`, `routes-builds.ts`): what production does is not established
  *   for duplicate build names, a name sent to the environment's build create, results into a closed build,
  *   environment name case and the run-level routes' refusal: each is a switch (`settings.ts`). Results posted
@@ -30,6 +32,7 @@ import { restyle } from './errors';
 import { checkStepPlan, type StepPlan } from './fixtures';
 import { errorResponse, JSONAPI_MEDIA_TYPE } from './jsonapi';
 import { dispatch } from './routes';
+import { checkToken, dispatchToken, isTokenRoute } from './routes-push';
 import { checkSettings, SETTING_DEFAULTS, type CucumberStudioSettings } from './settings';
 import { CucumberStudioStore } from './store';
 import { stateView } from './view';
@@ -37,7 +40,7 @@ import { stateView } from './view';
 export type { CucumberStudioStateView } from './view';
 export { acceptsVersion1 } from './auth';
 export type { StepPlan } from './fixtures';
-export type { CucumberStudioSettings, ErrorBodyStyle, ErrorBodyStyles, GenerationAnswer } from './settings';
+export type { CucumberStudioSettings, ErrorBodyStyle, ErrorBodyStyles, GenerationAnswer, PushFaultWhen } from './settings';
 
 /** Fixtures and credentials (fixed at creation) plus the initial value of every run-time setting (`settings.ts`). */
 export interface CucumberStudioSandboxOptions extends Partial<CucumberStudioSettings> {
@@ -49,6 +52,8 @@ export interface CucumberStudioSandboxOptions extends Partial<CucumberStudioSett
   client?: string;
   /** Password of the `uid` account for `POST /api/auth/sign_in`. Default `sandbox-password`. */
   password?: string;
+  /** The project's secret token of the token routes (`routes-push.ts`): digits only. Default a fixed 20-digit one. */
+  secretToken?: string;
   /** The one project. Default 1 (named `Web shop`). */
   projectId?: number;
   projectName?: string;
@@ -77,6 +82,7 @@ export const CUCUMBERSTUDIO_DEFAULTS = {
   accessToken: 'sbx7Kd2LmQ0pRt-YvW4kJa',
   client: 'sbxCl_9sLpXe2Vb-Ma0nRg',
   password: 'sandbox-password',
+  secretToken: '70431958264018375521',
   projectId: 1,
   projectName: 'Web shop',
   scenarioCount: 5000,
@@ -98,6 +104,9 @@ export interface CucumberStudioModule extends ServiceModule {
 
 export function createCucumberStudioModule(options: CucumberStudioSandboxOptions = {}): CucumberStudioModule {
   const o = { ...CUCUMBERSTUDIO_DEFAULTS, ...stripUndefined(options) };
+  // The service's tokens are digits only (the vendor's CLI refuses anything else).
+  if (!/^\d+$/.test(o.secretToken))
+    throw new Error(`cucumberstudio sandbox: secretToken must be digits only, got ${o.secretToken.length} characters`);
   const settingKeys = Object.keys(SETTING_DEFAULTS) as Array<keyof CucumberStudioSettings>;
   const initial = checkSettings(Object.fromEntries(settingKeys.map((k) => [k, options[k]])));
   const store = new CucumberStudioStore(
@@ -129,8 +138,9 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
     name: 'cucumberstudio',
     // 200 requests per minute per IP, then a 60 s lock-out (spec §1.4).
     rateLimitStyle: 'lockout',
-    matches: (rawPath) => rawPath === '/api' || rawPath.startsWith('/api/'),
+    matches: (rawPath) => rawPath === '/api' || rawPath.startsWith('/api/') || isTokenRoute(rawPath),
     authenticate(req) {
+      if (isTokenRoute(req.rawPath)) return checkToken(req, o.secretToken);
       const refused = checkHeaders(req, creds, store.settings.deviseAuthErrors);
       return refused ? finish(refused) : null;
     },
@@ -141,7 +151,11 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
         headers: { 'Retry-After': String(waitSeconds) },
       }),
     faultResponse: () => finish(errorResponse(503, 'Please try again.', 'fault')),
-    handle: async (req) => finish(isSignIn(req) ? signIn(req, creds, expiry) : await dispatch(store, req)),
+    handle: async (req) => {
+      // The token routes are not JSON:API: their answers keep their own shape and content type.
+      if (isTokenRoute(req.rawPath)) return dispatchToken(store, req);
+      return finish(isSignIn(req) ? signIn(req, creds, expiry) : await dispatch(store, req));
+    },
     configure(patch) {
       store.configure(patch);
       return structuredClone(store.settings);
@@ -161,6 +175,7 @@ export function createCucumberStudioModule(options: CucumberStudioSandboxOptions
       CUCUMBERSTUDIO_ACCESS_TOKEN: o.accessToken,
       CUCUMBERSTUDIO_CLIENT: o.client,
       CUCUMBERSTUDIO_PROJECT_ID: String(o.projectId),
+      CUCUMBERSTUDIO_SECRET_TOKEN: o.secretToken,
     }),
   };
 }

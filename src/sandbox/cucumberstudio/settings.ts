@@ -71,7 +71,24 @@ export interface CucumberStudioSettings {
    * (status and body are not known: a client must treat any non-2xx so). Default 422.
    */
   runLevelBuildsStatus: 400 | 403 | 404 | 422 | 500;
+  // ---- the token routes (`publication.ts`, `push.ts`): what production does is not established ----
+  /**
+   * `GET …/publication/{token}/test_run/{id}` while the run's tests are generated: `'partial'` (default, the
+   * reference's suggestion: 200 with the tests generated so far, possibly none) or `'423'`.
+   */
+  publicationWhileGenerating: 'partial' | '423';
+  /** The push stores a failed test's failure text as the result's `description` (`'carry'`) or not (`'drop'`, default). */
+  pushFailureText: 'drop' | 'carry';
+  /** A push into an `execution_environment` the run does not have: `'refuse'` (422, default) or `'create'` it. */
+  pushUnknownEnvironment: 'refuse' | 'create';
+  /**
+   * The push answers 500 `before-applying` (nothing stored) or `after-applying` (everything stored), for the next
+   * `times` pushes (every push when absent), counted from when this switch is set. Default null (no fault).
+   */
+  pushFault: { when: PushFaultWhen; times?: number } | null;
 }
+
+export type PushFaultWhen = 'before-applying' | 'after-applying';
 
 export const SETTING_DEFAULTS: CucumberStudioSettings = {
   generationDelayMs: 300,
@@ -90,6 +107,10 @@ export const SETTING_DEFAULTS: CucumberStudioSettings = {
   closedBuilds: 'refuse',
   environmentNames: 'case-insensitive',
   runLevelBuildsStatus: 422,
+  publicationWhileGenerating: 'partial',
+  pushFailureText: 'drop',
+  pushUnknownEnvironment: 'refuse',
+  pushFault: null,
 };
 
 type Check = (v: unknown) => boolean;
@@ -123,7 +144,22 @@ const CHECKS: Record<keyof CucumberStudioSettings, [Check, string]> = {
   closedBuilds: [oneOf(['refuse', 'accept']), "'refuse' or 'accept'"],
   environmentNames: [oneOf(['case-insensitive', 'exact']), "'case-insensitive' or 'exact'"],
   runLevelBuildsStatus: [oneOf([400, 403, 404, 422, 500]), '400, 403, 404, 422 or 500'],
+  publicationWhileGenerating: [oneOf(['partial', '423']), "'partial' or '423'"],
+  pushFailureText: [oneOf(['drop', 'carry']), "'drop' or 'carry'"],
+  pushUnknownEnvironment: [oneOf(['refuse', 'create']), "'refuse' or 'create'"],
+  pushFault: [isPushFault, "null or {when: 'before-applying' | 'after-applying', times?: integer >= 1}"],
 };
+
+function isPushFault(v: unknown): boolean {
+  if (v === null) return true;
+  if (typeof v !== 'object' || Array.isArray(v)) return false;
+  const { when, times, ...rest } = v as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    (when === 'before-applying' || when === 'after-applying') &&
+    (times === undefined || (Number.isInteger(times) && (times as number) >= 1))
+  );
+}
 
 /** The known, defined keys of `patch`, checked; throws naming the first bad key (unknown keys are errors too). */
 export function checkSettings(patch: object): Partial<CucumberStudioSettings> {

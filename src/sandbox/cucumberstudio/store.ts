@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { seededRandom } from '../limits';
 import { BuildBook } from './builds';
 import { CucumberStudioFixtures, type FixtureConfig } from './fixtures';
-import { checkSettings, type CucumberStudioSettings } from './settings';
+import { checkSettings, type CucumberStudioSettings, type PushFaultWhen } from './settings';
 import { mapStepStatuses } from './step-statuses';
 import {
   normaliseStatus,
@@ -38,6 +38,10 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
   readonly attachments = new Map<number, Attachment>();
   /** Execution environments and builds of the runs, and which build each result went to. */
   readonly builds: BuildBook;
+  /** Resets so far: part of every uid (`publication.ts`), so a uid never names two tests of one sandbox's life. */
+  uidEpoch = 0;
+  /** Faults answered by pushes since `pushFault` was last set (it applies to its first `times` pushes). */
+  private pushFaultsAnswered = 0;
   private seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
 
   /** Drawn once per gated request in `mixed` mode; re-seeded on reset so a scenario replays the same answers. */
@@ -57,6 +61,15 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     const checked = checkSettings(patch);
     Object.assign(this.settings, checked);
     if (checked.seed !== undefined) this.random = seededRandom(checked.seed);
+    if (checked.pushFault !== undefined) this.pushFaultsAnswered = 0;
+  }
+
+  /** Whether this push meets the `pushFault` switch, and when; counts it. Call once per push. */
+  takePushFault(): PushFaultWhen | null {
+    const fault = this.settings.pushFault;
+    if (!fault || (fault.times !== undefined && this.pushFaultsAnswered >= fault.times)) return null;
+    this.pushFaultsAnswered++;
+    return fault.when;
   }
 
   now(): number {
@@ -71,6 +84,8 @@ export class CucumberStudioStore extends CucumberStudioFixtures {
     this.builds.reset();
     this.seq = { run: 0, snapshot: 0, scenarioSnapshot: 0, folderSnapshot: 0, result: 0, attachment: 0 };
     this.random = seededRandom(this.settings.seed);
+    this.uidEpoch++;
+    this.pushFaultsAnswered = 0;
   }
 
   // ---- test runs ----
