@@ -3,7 +3,7 @@ import { keysOf, unplaced, type PlanItem, type TestRecord, type VerifyReport } f
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
 import { byPlace, type PlaceGroup } from '../../kit/places';
-import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, Target } from '../../kit/target';
+import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, Target, UploadFile } from '../../kit/target';
 import type { RunInfo } from '../../shared/options';
 import { GraphQLCallError, type XrayClient } from './client';
 import type { XrayConfig } from './config';
@@ -12,6 +12,7 @@ import { runs, statuses, tests, PAGE, type ExecutionRef, type RunRef } from './q
 import { chunks, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
 import { checkXray } from './check';
+import { attachEvidence } from './evidence';
 
 export interface XrayTargetOptions {
   runInfo?: RunInfo;
@@ -147,6 +148,17 @@ export class XrayTarget implements Target {
         }
       }),
     );
+  }
+
+  /** A file on the item's run, in its project's execution (split mode), added to the run (evidence.ts). */
+  async attach(item: PlanItem, file: UploadFile): Promise<'uploaded' | 'present'> {
+    this.container.require();
+    const { key, place } = unplaced(item.key);
+    const execution = await this.executions.of(place);
+    await this.mapKeys([key]);
+    const testIssueId = this.ids.get(key);
+    if (!testIssueId) throw new Error(`${key} is not a Test in Xray: its files have no run to go to`);
+    return attachEvidence(this.client, this.lane, { execution, testIssueId, testKey: key }, file);
   }
 
   /** The execution in Jira; split mode: a search for every project's execution. */
