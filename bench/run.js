@@ -14,6 +14,7 @@ const T = require('./tail');
 const SF = require('./statuses-first');
 const B = require('./bytes');
 const C = require('./reporter-cpu');
+const X = require('./xray');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -60,6 +61,7 @@ const FIGURES = [
     'Statuses before evidence: 2,000 quick tests, 10 % failing with a comment and a file, default pacing (time-scaled 30×)',
     SF.statusesFirst,
   ],
+  ['12', 'Xray: calls, bytes sent and tail for 2,000 tests, 1 % failing, no attachments (time-scaled 30×)', X.xrayFigure],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -264,6 +266,18 @@ function table(results) {
         yes(r.target.exactAfterReplay),
       );
     }
+  }
+  const f12 = results['12'];
+  if (f12 && !f12.error) {
+    add(
+      '12',
+      `Xray calls, N=${f12.n}, ${f12.failed} failing (${f12.got429}× 429, lost ${f12.lost})`,
+      `${f12.calls}`,
+      '≤ 80',
+      yes(f12.calls <= 80 && f12.lost === 0),
+    );
+    add('12', '  request bytes sent / answer bytes', `${f12.requestBytes} / ${f12.answerBytes}`, '', '');
+    add('12', '  tail after the last test (real s)', `${f12.tailRealS} s (${f12.callsInTail} calls)`, '≤ 10 s', yes(f12.tailRealS <= 10));
   }
   const f10 = results['10'];
   if (f10 && !f10.error) {
