@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runPlaywright, testSandbox, xrayOnly, type Mode } from './harness';
+import { runPlaywright, runReplay, testSandbox, xrayOnly, type Mode } from './harness';
 import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray-helpers';
 
 /**
@@ -79,4 +79,19 @@ it('split mode with a Test Execution key: one clear line, nothing imported', asy
   const run = await publish('xsplit key', 'live', { XRAY_TEST_EXECUTION_KEY: alpha.key });
   expect(run.summary!.targets.xray.errors.join('\n')).toMatch(/XRAY_TEST_EXECUTION_KEY \(xray.testExecutionKey\).*projects: 'split'/);
   expect(xrayExecutions(sandbox, 'xsplit key alpha')).toHaveLength(0);
+});
+
+it('an outage, then replay with neither the summary nor the mode in its env: into the same two executions', async () => {
+  sandbox.setFaults('xray', { down: true });
+  let down;
+  try {
+    down = await publish('xsplit replay', 'live', { PW_TMS_PUBLISH_TIMEOUT: '3' });
+  } finally {
+    sandbox.setFaults('xray', { down: false });
+  }
+  expect(down.summary!.targets.xray).toMatchObject({ published: 0, unsent: 4 });
+  // The journal holds the summary and the projects (its keys are placed); no key names one execution for all.
+  const replay = await runReplay(down.outboxDir, xrayOnly(sandbox.env(), { XRAY_TEST_PLAN_KEY: 'XT-302' }));
+  expect(replay.exitCode, replay.output).toBe(0);
+  expectSplit('xsplit replay');
 });
