@@ -72,7 +72,8 @@ export type XrayConfig = Readonly<Values<typeof FIELDS> & { testExecutionSummary
 export function readXrayConfig({ options, env, problems: p, runName, container }: ConfigInput): XrayConfig | undefined {
   const v = readFields(p, FIELDS, options, env, 'xray.', ['clientId', 'clientSecret']);
   if (!v) return undefined;
-  const testExecutionKey = container?.id === null ? undefined : (container?.id ?? v.testExecutionKey);
+  // `null` (create by name) or '' (a split run's journal: one execution per project, found by summary): no key.
+  const testExecutionKey = container?.id === null || container?.id === '' ? undefined : (container?.id ?? v.testExecutionKey);
   const upper = (s: string | undefined) => s?.toUpperCase();
   const key = upper(testExecutionKey);
   const plan = upper(v.testPlanKey);

@@ -14,6 +14,8 @@ export const xray: TargetDefinition<XrayConfig> = {
   envPrefix: 'XRAY',
   enableHint: 'XRAY_CLIENT_ID/XRAY_CLIENT_SECRET',
   command: 'test-execution',
+  // Split mode: one Test Execution per Playwright project (execution-places.ts).
+  places: true,
   optionKeys: OPTION_KEYS,
   readConfig: readXrayConfig,
   secrets: xraySecrets,

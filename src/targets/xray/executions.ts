@@ -37,11 +37,18 @@ export async function resolveExecution(
   cfg: XrayConfig,
   client: XrayClient,
   lane: RequestLane,
-  about: { description?: string; environments: readonly string[]; followerWaitMs?: number; signal?: AbortSignal },
+  about: {
+    description?: string;
+    /** Split mode: the project's execution has a summary of its own (default: the configured one). */
+    summary?: string;
+    environments: readonly string[];
+    followerWaitMs?: number;
+    signal?: AbortSignal;
+  },
 ): Promise<ExecutionChoice> {
   if (cfg.testExecutionKey) return { execution: await executionByKey(client, cfg.testExecutionKey), reused: true };
   const project = cfg.projectKey!;
-  const summary = cfg.testExecutionSummary;
+  const summary = about.summary ?? cfg.testExecutionSummary;
   const { value, reused } = await findOrCreate<ExecutionRef>({
     lane,
     label: 'createTestExecution',

@@ -1,16 +1,18 @@
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../shared/mapping';
-import { keysOf, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
+import { keysOf, unplaced, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
-import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, Target } from '../../kit/target';
+import { byPlace, type PlaceGroup } from '../../kit/places';
+import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, Target, UploadFile } from '../../kit/target';
 import type { RunInfo } from '../../shared/options';
 import { GraphQLCallError, type XrayClient } from './client';
 import type { XrayConfig } from './config';
-import { linkPlan, resolveExecution } from './executions';
+import { environmentsFor, ExecutionPlaces } from './execution-places';
 import { runs, statuses, tests, PAGE, type ExecutionRef, type RunRef } from './queries';
 import { chunks, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
 import { checkXray } from './check';
+import { attachEvidence } from './evidence';
 
 export interface XrayTargetOptions {
   runInfo?: RunInfo;
@@ -32,7 +34,8 @@ export class XrayTarget implements Target {
    */
   readonly batching = { maxItems: 100, maxWaitMs: 30_000, spaced: false };
   private readonly container = new ContainerState('Xray Test Execution');
-  private execution?: ExecutionRef;
+  /** The execution per place: merge mode's one, or one per Playwright project (split mode). */
+  private readonly executions: ExecutionPlaces;
   /** Key -> Test issue id; null: not a Test (or no such issue). */
   private readonly ids = new Map<string, string | null>();
   /** What the execution should hold per key after this process: what it sent, or the worse result it left. */
@@ -44,25 +47,33 @@ export class XrayTarget implements Target {
     private readonly client: XrayClient,
     private readonly lane: RequestLane,
     private readonly o: XrayTargetOptions = {},
-  ) {}
+  ) {
+    this.executions = new ExecutionPlaces(cfg, client, lane, { description: o.runInfo?.description, signal: o.signal });
+  }
 
   async resolveStatuses(mode: 'offline' | 'service'): Promise<StatusTable> {
     const known = mode === 'service' ? await statuses(this.client) : BUILT_IN_STATUSES;
     return resolveXrayStatuses(this.cfg.statusMap, known, mode === 'offline');
   }
 
+  /**
+   * Merge mode: the one execution. Split mode (the engine's keys are placed): every project's execution known so
+   * far, each found or created once; the container is the run's summary (journaled: a replay finds them by it).
+   */
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
-    const { execution, reused } = await resolveExecution(this.cfg, this.client, this.lane, {
-      description: this.o.runInfo?.description,
-      environments: [],
-      followerWaitMs,
-      signal: this.o.signal,
-    });
-    if (this.cfg.testPlanKey) await linkPlan(this.client, this.cfg.testPlanKey, execution);
-    this.execution = execution;
-    this.container.set({ id: execution.key, name: execution.summary || execution.key, reused });
+    this.executions.followerWaitMs = followerWaitMs ?? 0;
+    const places = [...new Set(knownKeys.map((k) => unplaced(k).place))];
+    if (places.every((p) => p === undefined)) {
+      const execution = await this.executions.of(undefined);
+      this.container.set({ id: execution.key, name: execution.summary || execution.key, reused: this.executions.merged!.reused });
+    } else {
+      const choices = await Promise.all(places.map((p) => this.executions.choice(p ?? '')));
+      // No one key: each project's execution is named in the read-back, and a replay finds them by summary.
+      this.container.set({ id: '', name: this.cfg.testExecutionSummary, reused: choices.every((c) => c.reused) });
+    }
     // Keys known before the tests run are mapped to Tests meanwhile, so the batches carry imports only.
-    if (knownKeys.length) this.container.prepareInBackground(() => this.mapKeys(knownKeys));
+    const keys = knownKeys.map((k) => unplaced(k).key);
+    if (keys.length) this.container.prepareInBackground(() => this.mapKeys(keys));
     return this.container.begun();
   }
 
@@ -75,80 +86,131 @@ export class XrayTarget implements Target {
   }
 
   async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
-    const execution = this.requireExecution();
+    this.container.require();
     await this.container.preparation();
     const result: PublishResult = { done: [], failed: [] };
     try {
-      await this.mapKeys(items.map((i) => i.key));
+      await this.mapKeys(items.map((i) => unplaced(i.key).key));
     } catch (error) {
       for (const item of items) result.failed.push({ item, reason: (error as Error).message });
       return result;
     }
+    await Promise.all(byPlace(items).map((group) => this.publishInto(group, result, onDone)));
+    return result;
+  }
+
+  /** One place's items (merge mode: all) into its execution; items reach `result` and `onDone` as the engine's. */
+  private async publishInto(group: PlaceGroup, result: PublishResult, onDone?: (items: readonly PlanItem[]) => void): Promise<void> {
+    const engine = (item: PlanItem) => group.original.get(item)!;
+    const fail = (list: readonly PlanItem[], error: unknown) => {
+      for (const item of list) result.failed.push({ item: engine(item), reason: (error as Error).message });
+    };
+    const confirmed = (list: readonly PlanItem[]) => {
+      const done = list.map(engine);
+      result.done.push(...done);
+      onDone?.(done);
+    };
     const mapped: PlanItem[] = [];
-    for (const item of items) {
-      const id = this.ids.get(item.key);
-      if (id) mapped.push(item);
+    for (const item of group.items) {
+      if (this.ids.get(item.key)) mapped.push(item);
       else
         result.failed.push({
-          item,
+          item: engine(item),
           reason: `${item.key} is not a Test in Xray (no such issue, or an issue of another type)`,
           refused: true,
         });
     }
-    const send = await this.worstWins(execution, mapped, result, onDone);
+    if (!mapped.length) return;
+    let execution: ExecutionRef;
+    let send: PlanItem[];
+    try {
+      execution = await this.executions.of(group.place);
+      send = await this.worstWins(execution, mapped, engine, confirmed);
+    } catch (error) {
+      return fail(mapped, error);
+    }
     const buildId = this.o.runInfo?.buildId;
+    const environments = environmentsFor(group.place);
+    // Environments sent with a key replace the execution's (§8.1 rule 3): a project's own list on every import.
+    const info = group.place === undefined ? {} : { info: { testEnvironments: environments } };
     const entries = send.map((item) => ({ item, result: testResult(item, buildId) }));
     await Promise.all(
       chunks(entries).map(async (chunk) => {
         try {
-          await this.client.importExecution({ testExecutionKey: execution.key, tests: chunk.map((e) => e.result) });
-          const done = chunk.map((e) => e.item);
-          for (const item of done) this.expected.set(item.key, String(item.status));
-          result.done.push(...done);
-          onDone?.(done);
+          await this.client.importExecution({ testExecutionKey: execution.key, ...info, tests: chunk.map((e) => e.result) });
+          for (const e of chunk) this.expected.set(engine(e.item).key, String(e.item.status));
+          confirmed(chunk.map((e) => e.item));
         } catch (error) {
-          for (const e of chunk) result.failed.push({ item: e.item, reason: (error as Error).message });
+          fail(
+            chunk.map((e) => e.item),
+            error,
+          );
         }
       }),
     );
-    return result;
   }
 
+  /** A file on the item's run, in its project's execution (split mode), added to the run (evidence.ts). */
+  async attach(item: PlanItem, file: UploadFile): Promise<'uploaded' | 'present'> {
+    this.container.require();
+    const { key, place } = unplaced(item.key);
+    const execution = await this.executions.of(place);
+    await this.mapKeys([key]);
+    const testIssueId = this.ids.get(key);
+    if (!testIssueId) throw new Error(`${key} is not a Test in Xray: its files have no run to go to`);
+    return attachEvidence(this.client, this.lane, { execution, testIssueId, testKey: key }, file);
+  }
+
+  /** The execution in Jira; split mode: a search for every project's execution. */
   link(): string | undefined {
     const key = this.container.peek()?.id;
-    return this.cfg.jiraUrl && key ? `${this.cfg.jiraUrl}/browse/${key}` : undefined;
+    if (!this.cfg.jiraUrl) return undefined;
+    if (key) return `${this.cfg.jiraUrl}/browse/${key}`;
+    const keys = this.splitKeys.map((e) => e.key);
+    return keys.length ? `${this.cfg.jiraUrl}/issues/?jql=${encodeURIComponent(`key in (${keys.join(', ')})`)}` : undefined;
   }
 
-  /** Reads every run of the execution back (paged by 100) and compares each key's status with what it should hold. */
+  /** Split mode's executions, for the link (filled by verify). */
+  private splitKeys: ExecutionRef[] = [];
+
+  /** Dry run: the execution each place's results would go to. */
+  wouldPublishInto(items: readonly PlanItem[]): string[] {
+    return byPlace(items).map((group) => this.executions.describe(group.place));
+  }
+
+  /**
+   * Reads every run of each execution used back (paged by 100) and compares each key's status with what it should
+   * hold. Split mode: one report, each line naming its execution and project.
+   */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
-    const execution = this.requireExecution();
-    const held = new Map((await runs(this.client, execution.issueId)).map((r) => [r.testKey, r]));
+    this.container.require();
     const details: string[] = [];
-    for (const item of sent) {
-      const want = this.expected.get(item.key) ?? String(item.status);
-      const got = held.get(item.key)?.status;
-      if (got !== want) details.push(`${item.key}: Test Execution ${execution.key} holds ${got ?? 'no run'}, expected ${want}`);
+    const held: string[] = [];
+    const split: ExecutionRef[] = [];
+    for (const group of byPlace(sent)) {
+      const execution = await this.executions.of(group.place);
+      if (group.place !== undefined) split.push(execution);
+      const where =
+        group.place === undefined
+          ? `Test Execution ${execution.key}`
+          : `Test Execution ${execution.key} (${group.place || 'unnamed project'})`;
+      const runsHeld = new Map((await runs(this.client, execution.issueId)).map((r) => [r.testKey, r]));
+      for (const item of group.items) {
+        const want = this.expected.get(group.original.get(item)!.key) ?? String(item.status);
+        const got = runsHeld.get(item.key)?.status;
+        if (got !== want) details.push(`${item.key}: ${where} holds ${got ?? 'no run'}, expected ${want}`);
+      }
+      held.push(`${where} holds the ${group.items.length} published results`);
     }
+    this.splitKeys = split;
     const shown = details.slice(0, 10);
     if (details.length > shown.length) shown.push(`… and ${details.length - shown.length} more`);
-    return {
-      ok: details.length === 0,
-      details: details.length
-        ? shown
-        : [
-            `Test Execution ${execution.key} holds the ${sent.length} published results` +
-              (this.kept ? ` (${this.kept} kept a worse result of this build sent by another process)` : ''),
-          ],
-    };
+    const kept = this.kept ? ` (${this.kept} kept a worse result of this build sent by another process)` : '';
+    return { ok: details.length === 0, details: details.length ? shown : [`${held.join('; ')}${kept}`] };
   }
 
   check(): Promise<CheckLine[]> {
     return checkXray(this.cfg, this.client);
-  }
-
-  private requireExecution(): ExecutionRef {
-    this.container.require();
-    return this.execution!;
   }
 
   /** Keys not mapped yet -> Test issue ids, 100 per call. A JQL Xray refuses (one bad key) is split to find the key. */
@@ -178,8 +240,8 @@ export class XrayTarget implements Target {
   private async worstWins(
     execution: ExecutionRef,
     items: PlanItem[],
-    result: PublishResult,
-    onDone?: (items: readonly PlanItem[]) => void,
+    engine: (item: PlanItem) => PlanItem,
+    confirmed: (items: readonly PlanItem[]) => void,
   ): Promise<PlanItem[]> {
     const buildId = this.o.runInfo?.buildId;
     const shared = !!buildId && (this.o.replay === true || !buildId.startsWith('local '));
@@ -192,10 +254,9 @@ export class XrayTarget implements Target {
     const kept = keptWorse(items, held, buildId, (s, item) => xrayRank(s, item.outcome));
     if (!kept.size) return items;
     const done = [...kept];
-    for (const item of done) this.expected.set(item.key, held.get(item.key)!.status);
+    for (const item of done) this.expected.set(engine(item).key, held.get(item.key)!.status);
     this.kept += done.length;
-    result.done.push(...done);
-    onDone?.(done);
+    confirmed(done);
     return items.filter((item) => !kept.has(item));
   }
 }

@@ -139,3 +139,31 @@ export async function linkToPlan(client: XrayClient, planIssueId: string, execIs
     { plan: planIssueId, e: [execIssueId] },
   );
 }
+
+/** The one run of a Test in an execution (§6.5), with its files' names; undefined when it has none (yet). */
+export async function testRunOnce(
+  client: XrayClient,
+  testIssueId: string,
+  execIssueId: string,
+): Promise<{ id: string; evidence: string[] } | undefined> {
+  const data = await client.graphqlOnce<{ getTestRun: { id: string; evidence?: Array<{ filename: string }> } | null }>(
+    'getTestRun',
+    'query($t: String, $e: String) { getTestRun(testIssueId: $t, testExecIssueId: $e) { id evidence { filename } } }',
+    { t: testIssueId, e: execIssueId },
+  );
+  const run = data.getTestRun;
+  return run ? { id: String(run.id), evidence: (run.evidence ?? []).map((e) => e.filename) } : undefined;
+}
+
+/** One file added to a run (§6.10: `mimeType` here, `contentType` in the import). One attempt: the caller looks first. */
+export async function addEvidenceOnce(
+  client: XrayClient,
+  runId: string,
+  file: { fileName: string; contentType: string; bytes: Buffer },
+): Promise<void> {
+  await client.graphqlOnce(
+    'addEvidenceToTestRun',
+    'mutation($id: String!, $evidence: [AttachmentDataInput]!) { addEvidenceToTestRun(id: $id, evidence: $evidence) { addedEvidence warnings } }',
+    { id: runId, evidence: [{ filename: file.fileName, mimeType: file.contentType, data: file.bytes.toString('base64') }] },
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * Which Test Execution a result goes to. Merge mode: the run's one execution (the configured key, or found or
+ * created by summary), no Test Environment. Split mode (`projects: 'split'`): one execution per Playwright project,
+ * its summary suffixed with the project's name and that name as its only Test Environment (§8.1 rule 5: Xray
+ * consolidates a Test's latest run per environment), each found or created once (kit/places) and linked to the
+ * Test Plan. An unnamed project has no environment to name: its results go to the execution of the summary itself.
+ */
+import type { RequestLane } from '../../kit/lane';
+import { Places } from '../../kit/places';
+import type { XrayClient } from './client';
+import type { XrayConfig } from './config';
+import { linkPlan, resolveExecution, type ExecutionChoice } from './executions';
+import type { ExecutionRef } from './queries';
+
+/** A Jira summary's longest length. */
+const MAX_SUMMARY = 255;
+
+/** The Test Environments of a project's execution: exactly its own name (environments sent replace, §8.1 rule 3). */
+export function environmentsFor(place: string | undefined): string[] {
+  return place === undefined || place.trim() === '' ? [] : [place.trim()];
+}
+
+/** The summary of a project's execution: the run's summary, then the project's name. */
+export function summaryFor(summary: string, place: string | undefined): string {
+  const [environment] = environmentsFor(place);
+  return environment === undefined ? summary : `${summary} ${environment}`;
+}
+
+export interface ExecutionPlacesOptions {
+  description?: string;
+  signal?: AbortSignal;
+}
+
+export class ExecutionPlaces {
+  /** Merge mode's execution, found or created by `begin`. */
+  merged?: ExecutionChoice;
+  /** A CI shard other than the first waits this long for the first one's execution (set by `begin`). */
+  followerWaitMs = 0;
+  private readonly split: Places<ExecutionChoice>;
+
+  constructor(
+    private readonly cfg: XrayConfig,
+    private readonly client: XrayClient,
+    private readonly lane: RequestLane,
+    private readonly o: ExecutionPlacesOptions = {},
+  ) {
+    this.split = new Places((place) => this.open(place));
+  }
+
+  /** Merge mode (`place` undefined) or a project's execution. */
+  async of(place: string | undefined): Promise<ExecutionRef> {
+    if (place === undefined) {
+      this.merged ??= await this.open(undefined);
+      return this.merged.execution;
+    }
+    return (await this.split.get(place)).execution;
+  }
+
+  /** Split mode's executions opened so far, by project. */
+  async opened(): Promise<Array<{ place: string; choice: ExecutionChoice }>> {
+    const places = this.split.names();
+    const settled = await Promise.allSettled(places.map((p) => this.split.get(p)));
+    return settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ place: places[i], choice: s.value }] : []));
+  }
+
+  /** Split mode's project execution, found or made once (Places keeps it; a failure is tried again by the next batch). */
+  choice(place: string): Promise<ExecutionChoice> {
+    return this.split.get(place);
+  }
+
+  /** What the dry run says of a place. */
+  describe(place: string | undefined): string {
+    const environments = environmentsFor(place);
+    const env = environments.length ? ` with Test Environment "${environments[0]}"` : '';
+    if (this.cfg.testExecutionKey) return `Test Execution ${this.cfg.testExecutionKey}${env}`;
+    const summary = summaryFor(this.cfg.testExecutionSummary, place);
+    const plan = this.cfg.testPlanKey ? `, linked to Test Plan ${this.cfg.testPlanKey}` : '';
+    return `Test Execution "${summary}"${env} in project ${this.cfg.projectKey} (found by summary, or created)${plan}`;
+  }
+
+  private async open(place: string | undefined): Promise<ExecutionChoice> {
+    if (place !== undefined && this.cfg.testExecutionKey)
+      throw new Error(
+        `XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = ${this.cfg.testExecutionKey} names one Test Execution, and projects: 'split' ` +
+          `(PW_TMS_PROJECTS=split) makes one per Playwright project: set XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) instead, or use projects: 'merge'`,
+      );
+    const summary = summaryFor(this.cfg.testExecutionSummary, place);
+    if (summary.length > MAX_SUMMARY)
+      throw new Error(
+        `the Test Execution summary "${summary.slice(0, 40)}…" of Playwright project "${place}" is longer than ${MAX_SUMMARY} characters: ` +
+          `shorten XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) or the project's name`,
+      );
+    const choice = await resolveExecution(this.cfg, this.client, this.lane, {
+      description: this.o.description,
+      summary,
+      environments: environmentsFor(place),
+      followerWaitMs: this.followerWaitMs,
+      signal: this.o.signal,
+    });
+    if (this.cfg.testPlanKey) await linkPlan(this.client, this.cfg.testPlanKey, choice.execution);
+    return choice;
+  }
+}
