@@ -10,6 +10,7 @@ import type { PlanItem, TargetSummary, TestRecord } from '../shared/model';
 import { addFiles, addNotSent, addReadBack, countSent, type EndStage } from './end-of-run';
 import type { ResultLedger } from './ledger';
 import type { Outbox } from './outbox';
+import { publishCall } from './publish-call';
 import type { UploadQueue } from './uploads';
 
 export interface EndSends {
@@ -44,7 +45,7 @@ export async function sendTheRest(
   const send = async (items: PlanItem[]): Promise<void> => {
     if (!items.length || mappedCount === 0) return;
     try {
-      const result = e.ledger.refuse(await t.publish(items, (done) => e.ledger.confirm(done)));
+      const result = e.ledger.refuse(await publishCall(t, e.uploads, items, (done) => e.ledger.confirm(done)));
       e.ledger.confirm(result.done);
       failed.push(...result.failed.filter((f) => !f.refused));
     } catch (error) {

@@ -135,6 +135,7 @@ export class PublishRun {
         maxAttachmentBytes: config.evidence.maxBytes,
         secrets: config.secrets,
         replay: !!o.journal,
+        sharedBuild: !buildId.startsWith('local '),
         endInMs: () => this.estimate?.msLeft() ?? Infinity,
         reachability,
       });

@@ -16,6 +16,8 @@ export interface SessionOptions {
   maxAttachmentBytes: number;
   /** Replay: look before uploading (an earlier process may have sent without journaling). */
   replay: boolean;
+  /** Another process of this CI build may publish the same keys (RunInfo.buildId not `local …`): files go by `attach`. */
+  sharedBuild?: boolean;
   /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
   endInMs?: () => number;
   secrets?: readonly string[];

@@ -10,6 +10,7 @@ import type { EndProgress, EndStage } from './end-of-run';
 import { KeyCompleteness } from './key-completeness';
 import type { SessionOptions } from './session-options';
 import { ResultStream } from './stream';
+import { publishCall } from './publish-call';
 import { UploadQueue } from './uploads';
 
 /**
@@ -61,6 +62,8 @@ export class TargetSession {
       check: o.replay,
       onDone: (key, file) => this.o.outbox?.attached(definition.id, key, file),
       secrets: o.secrets,
+      // Not on a replay nor in a shared build: another process may have put files on these keys (attach looks first).
+      inline: o.replay || o.sharedBuild ? undefined : target.inlineEvidence,
     });
     this.ledger = new ResultLedger({
       target: definition.id,
@@ -99,7 +102,8 @@ export class TargetSession {
         this.stream = new ResultStream({
           batching: this.target.batching,
           preparation: this.preparation,
-          publish: async (items) => this.ledger.refuse(await this.target.publish(items, (done) => this.ledger.confirm(done))),
+          publish: async (items) =>
+            this.ledger.refuse(await publishCall(this.target, this.uploads, items, (done) => this.ledger.confirm(done))),
           onDone: (items) => this.ledger.confirm(items),
           endInMs: this.o.endInMs,
         });

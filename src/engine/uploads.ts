@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { redact } from '../http/errors';
-import type { Target } from '../kit/target';
+import type { PublishResult, Target, UploadFile } from '../kit/target';
 import type { AttachmentRef, PlanItem } from '../shared/model';
 
 /** What one target's uploads came to (summary line and JSON). */
@@ -27,10 +27,45 @@ export interface UploadQueueOptions {
   onDone(key: string, fileName: string): void;
   /** The run's credentials: cut from text files (Playwright's error-context.md quotes the error a test threw). */
   secrets?: readonly string[];
+  /**
+   * The target's Target.inlineEvidence, when its status calls may carry files: not on a replay, nor in a shared CI
+   * build (another process may have put files on these keys already; `attach` looks before it sends).
+   */
+  inline?: { maxBytesPerCall: number; maxBytesPerFile: number };
 }
 
 /** Text a person reads (and a credential could be quoted in): markdown, logs, JSON. */
 export const isText = (contentType: string): boolean => /^text\/|json|markdown|xml/i.test(contentType);
+
+/** Files handed to one status call (offerInline), by item, and their `key \0 fileName` ids. */
+export interface InlineOffer {
+  files: Map<PlanItem, UploadFile[]>;
+  ids: string[];
+}
+
+/** One file read for sending: its bytes (text redacted), or why it is not sent, or not there (yet). */
+export type UploadRead = { bytes: Buffer } | { skip: string } | { missing: true };
+
+/**
+ * Reads one attachment for sending, as every path does: a file over `maxBytes` is not read, a folder is not a
+ * file, a file not there may still be being written by the test's process (the caller decides), and the run's
+ * credentials are cut from text files.
+ */
+export function readUpload(ref: AttachmentRef, o: { maxBytes: number; secrets?: readonly string[] }): UploadRead {
+  let bytes = ref.body;
+  if (!bytes) {
+    const stat = fs.statSync(ref.path ?? '', { throwIfNoEntry: false });
+    if (stat === undefined) return { missing: true };
+    // A folder (or a device) given as an attachment's path: no later try can send it.
+    if (!stat.isFile()) return { skip: `not a file: ${ref.path}` };
+    if (stat.size > o.maxBytes) return { skip: `${stat.size} bytes, over attachmentMaxBytes ${o.maxBytes}` };
+    bytes = fs.readFileSync(ref.path as string);
+  } else if (bytes.length > o.maxBytes) {
+    return { skip: `${bytes.length} bytes, over attachmentMaxBytes ${o.maxBytes}` };
+  }
+  if (o.secrets?.length && isText(ref.contentType)) bytes = Buffer.from(redact(bytes.toString('utf8'), o.secrets), 'utf8');
+  return { bytes };
+}
 
 /** Files going up at once: two overlap one file's round trip with the other's transfer; each is held in memory. */
 const UPLOADS_AT_ONCE = 2;
@@ -43,6 +78,10 @@ const UPLOADS_AT_ONCE = 2;
 export class UploadQueue {
   readonly tally: UploadTally = { uploaded: 0, present: 0, skipped: [], failed: [] };
   private readonly queued = new Set<string>();
+  /** Files offered to a status call still in flight (offerInline): the queue leaves them until it settles. */
+  private readonly held = new Set<string>();
+  /** Files ever offered inline: never offered again (a call that did not confirm one may have applied it). */
+  private readonly offeredOnce = new Set<string>();
   private untried = 0;
   private readonly todo: Array<() => Promise<void>> = [];
   private running = 0;
@@ -60,7 +99,7 @@ export class UploadQueue {
     if (!this.o.target.attach || !item.attachments?.length) return;
     for (const { ref, fileName } of uploadNames(item.attachments)) {
       const id = `${item.key}\0${fileName}`;
-      if (this.o.attached?.has(id) || this.queued.has(id)) continue;
+      if (this.o.attached?.has(id) || this.queued.has(id) || this.held.has(id)) continue;
       this.queued.add(id);
       this.untried++;
       this.todo.push(() => this.upload(item, ref, fileName).finally(() => this.untried--));
@@ -101,23 +140,15 @@ export class UploadQueue {
   /** Never rejects: whatever goes wrong with one file is that file's line in the summary. */
   private async upload(item: PlanItem, ref: AttachmentRef, fileName: string): Promise<void> {
     try {
-      let bytes = ref.body;
-      if (!bytes) {
-        const stat = fs.statSync(ref.path ?? '', { throwIfNoEntry: false });
-        const size = stat?.size;
-        if (size === undefined && !this.ending) return void this.queued.delete(`${item.key}\0${fileName}`);
-        if (size === undefined) return this.skip(item.key, fileName, `file gone: ${ref.path}`);
-        // A folder (or a device) given as an attachment's path: no later try can send it.
-        if (!stat?.isFile()) return this.skip(item.key, fileName, `not a file: ${ref.path}`);
-        if (size > this.o.maxBytes) return this.skip(item.key, fileName, `${size} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
-        bytes = fs.readFileSync(ref.path as string);
-      } else if (bytes.length > this.o.maxBytes) {
-        return this.skip(item.key, fileName, `${bytes.length} bytes, over attachmentMaxBytes ${this.o.maxBytes}`);
+      const read = readUpload(ref, this.o);
+      if ('missing' in read) {
+        if (!this.ending) return void this.queued.delete(`${item.key}\0${fileName}`);
+        return this.skip(item.key, fileName, `file gone: ${ref.path}`);
       }
-      if (this.o.secrets?.length && isText(ref.contentType)) bytes = Buffer.from(redact(bytes.toString('utf8'), this.o.secrets), 'utf8');
+      if ('skip' in read) return this.skip(item.key, fileName, read.skip);
       const how = await this.o.target.attach!(
         item,
-        { fileName, contentType: ref.contentType, bytes, test: ref.test },
+        { fileName, contentType: ref.contentType, bytes: read.bytes, test: ref.test },
         { check: this.o.check },
       );
       this.tally[how === 'present' ? 'present' : 'uploaded']++;
@@ -127,6 +158,51 @@ export class UploadQueue {
     }
   }
 
+  /**
+   * The files of `items` the target can carry in the status call itself (Target.inlineEvidence): each read as
+   * `upload` reads it, within the per-file and per-call budgets, and held back from the queue until `settleInline`.
+   * A file is offered once per process: one whose call did not confirm it may have been applied anyway, so it goes
+   * by `attach`, which looks first. Undefined when there is nothing to offer.
+   */
+  offerInline(items: readonly PlanItem[]): InlineOffer | undefined {
+    const budget = this.o.inline;
+    if (!budget) return undefined;
+    const files = new Map<PlanItem, UploadFile[]>();
+    const ids: string[] = [];
+    let room = budget.maxBytesPerCall;
+    for (const item of items) {
+      for (const { ref, fileName } of uploadNames(item.attachments ?? [])) {
+        const id = `${item.key}\0${fileName}`;
+        if (this.o.attached?.has(id) || this.queued.has(id) || this.offeredOnce.has(id)) continue;
+        const read = readUpload(ref, { ...this.o, maxBytes: Math.min(this.o.maxBytes, budget.maxBytesPerFile, room) });
+        // Missing, too large, not a file: the queue deals with it as it always has.
+        if (!('bytes' in read)) continue;
+        room -= read.bytes.length;
+        this.offeredOnce.add(id);
+        this.held.add(id);
+        ids.push(id);
+        files.set(item, [...(files.get(item) ?? []), { fileName, contentType: ref.contentType, bytes: read.bytes, test: ref.test }]);
+      }
+    }
+    return files.size ? { files, ids } : undefined;
+  }
+
+  /**
+   * After the status call (whether it settled or threw): the files the target carried are done (journaled,
+   * counted as uploaded); the others are released to the queue, for the items the call confirmed.
+   */
+  settleInline(offer: InlineOffer | undefined, carried: PublishResult['carried'], done: readonly PlanItem[]): void {
+    if (!offer) return;
+    for (const { item, fileName } of carried ?? []) {
+      const id = `${item.key}\0${fileName}`;
+      if (!offer.ids.includes(id) || this.queued.has(id)) continue;
+      this.queued.add(id);
+      this.tally.uploaded++;
+      this.o.onDone(item.key, fileName);
+    }
+    for (const id of offer.ids) this.held.delete(id);
+    for (const item of done) if (offer.files.has(item)) this.enqueue(item);
+  }
   private skip(key: string, fileName: string, why: string): void {
     this.tally.skipped.push(`${fileName} (${why})`);
     // Final: a replay would skip it again, so it must not keep the journal open.

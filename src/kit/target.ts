@@ -37,6 +37,8 @@ export interface PublishResult {
    * scenario): journaled as refused, replay leaves it, the summary says to fix the test's key.
    */
   failed: Array<{ item: PlanItem; reason: string; refused?: boolean }>;
+  /** Files of `publish`'s `files` the service confirmed along with their item's status (journaled as attached). */
+  carried?: Array<{ item: PlanItem; fileName: string }>;
 }
 
 export interface BeginOptions {
@@ -97,7 +99,17 @@ export interface Target {
    * they are confirmed, before the call settles (their files go up meanwhile); each is in `done` too. Calls
    * may overlap, never two with the same key.
    */
-  publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult>;
+  publish(
+    items: readonly PlanItem[],
+    onDone?: (items: readonly PlanItem[]) => void,
+    files?: ReadonlyMap<PlanItem, readonly UploadFile[]>,
+  ): Promise<PublishResult>;
+  /**
+   * The status call can carry files (`publish`'s `files`: read by the engine, within these budgets of raw bytes).
+   * Only files of items whose status goes in that call; it says which it carried in `carried`. Anything else — a
+   * larger file, a replay, a CI build another process also publishes to — goes by `attach`.
+   */
+  readonly inlineEvidence?: { maxBytesPerCall: number; maxBytesPerFile: number };
   /**
    * After the status was confirmed. `check`: look first for a file of that name (replay: an earlier process
    * may have sent it unjournaled); an ambiguous failure also looks before repeating: never attached twice.
