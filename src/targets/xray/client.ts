@@ -20,6 +20,8 @@ export interface ImportAnswer {
   self?: string;
 }
 
+type ImportBody = { testExecutionKey: string; tests: unknown[] };
+
 interface Token {
   value: string;
   at: number;
@@ -72,9 +74,11 @@ export class XrayClient {
    * `POST /import/execution` into an existing Test Execution: per Test an upsert (§8.1 rule 2), so repeating it
    * after an ambiguous failure is safe. The answer must name the execution.
    */
-  importExecution(body: { testExecutionKey: string; tests: unknown[] }, label = 'import'): Promise<ImportAnswer> {
-    return this.lane.retry(label, async () => {
-      const answer = await this.authorized<ImportAnswer>(label, '/import/execution', body);
+  importExecution(body: ImportBody | ((mayHaveApplied: boolean) => ImportBody), label = 'import'): Promise<ImportAnswer> {
+    // A function builds each attempt's body: one that carries files sends them again only if no earlier attempt may have applied.
+    return this.lane.retry(label, async (_attempt, mayHaveApplied) => {
+      const sent = typeof body === 'function' ? body(mayHaveApplied) : body;
+      const answer = await this.authorized<ImportAnswer>(label, '/import/execution', sent);
       if (!answer || typeof answer.key !== 'string')
         throw new BadResponseError(
           'Xray',

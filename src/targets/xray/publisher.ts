@@ -9,7 +9,7 @@ import { GraphQLCallError, type XrayClient } from './client';
 import type { XrayConfig } from './config';
 import { environmentsFor, ExecutionPlaces } from './execution-places';
 import { runs, statuses, tests, PAGE, type ExecutionRef, type RunRef } from './queries';
-import { chunks, keptWorse, testResult } from './results';
+import { chunks, INLINE_EVIDENCE, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
 import { checkXray } from './check';
 import { attachEvidence } from './evidence';
@@ -33,6 +33,8 @@ export class XrayTarget implements Target {
    * request of the 300 per 5 minutes (2,000 tests over 10 minutes: about 20 imports), and goes at once at the end.
    */
   readonly batching = { maxItems: 100, maxWaitMs: 30_000, spaced: false };
+  /** Small files go in the import (results.ts); larger ones by `attach`, 2 calls each. */
+  readonly inlineEvidence = INLINE_EVIDENCE;
   private readonly container = new ContainerState('Xray Test Execution');
   /** The execution per place: merge mode's one, or one per Playwright project (split mode). */
   private readonly executions: ExecutionPlaces;
@@ -85,7 +87,11 @@ export class XrayTarget implements Target {
     });
   }
 
-  async publish(items: readonly PlanItem[], onDone?: (items: readonly PlanItem[]) => void): Promise<PublishResult> {
+  async publish(
+    items: readonly PlanItem[],
+    onDone?: (items: readonly PlanItem[]) => void,
+    files?: ReadonlyMap<PlanItem, readonly UploadFile[]>,
+  ): Promise<PublishResult> {
     this.container.require();
     await this.container.preparation();
     const result: PublishResult = { done: [], failed: [] };
@@ -95,12 +101,17 @@ export class XrayTarget implements Target {
       for (const item of items) result.failed.push({ item, reason: (error as Error).message });
       return result;
     }
-    await Promise.all(byPlace(items).map((group) => this.publishInto(group, result, onDone)));
+    await Promise.all(byPlace(items).map((group) => this.publishInto(group, result, onDone, files)));
     return result;
   }
 
   /** One place's items (merge mode: all) into its execution; items reach `result` and `onDone` as the engine's. */
-  private async publishInto(group: PlaceGroup, result: PublishResult, onDone?: (items: readonly PlanItem[]) => void): Promise<void> {
+  private async publishInto(
+    group: PlaceGroup,
+    result: PublishResult,
+    onDone?: (items: readonly PlanItem[]) => void,
+    files?: ReadonlyMap<PlanItem, readonly UploadFile[]>,
+  ): Promise<void> {
     const engine = (item: PlanItem) => group.original.get(item)!;
     const fail = (list: readonly PlanItem[], error: unknown) => {
       for (const item of list) result.failed.push({ item: engine(item), reason: (error as Error).message });
@@ -133,12 +144,24 @@ export class XrayTarget implements Target {
     const environments = environmentsFor(group.place);
     // Environments sent with a key replace the execution's (§8.1 rule 3): a project's own list on every import.
     const info = group.place === undefined ? {} : { info: { testEnvironments: environments } };
-    const entries = send.map((item) => ({ item, result: testResult(item, buildId) }));
+    const entries = send.map((item) => {
+      const carried = files?.get(engine(item)) ?? [];
+      return { item, carried, result: testResult(item, buildId, carried), bare: testResult(item, buildId) };
+    });
     await Promise.all(
       chunks(entries).map(async (chunk) => {
+        // Files go with the first attempt only: after one that may have been applied (Xray may keep or replace a
+        // run's files on re-import, §8.1 rule 2), the rest goes without them and `attach` looks before sending.
+        let withFiles = chunk.some((e) => e.carried.length);
+        const body = (mayHaveApplied: boolean) => {
+          if (mayHaveApplied) withFiles = false;
+          return { testExecutionKey: execution.key, ...info, tests: chunk.map((e) => (withFiles ? e.result : e.bare)) };
+        };
         try {
-          await this.client.importExecution({ testExecutionKey: execution.key, ...info, tests: chunk.map((e) => e.result) });
+          await this.client.importExecution(body);
           for (const e of chunk) this.expected.set(engine(e.item).key, String(e.item.status));
+          if (withFiles)
+            for (const e of chunk) for (const f of e.carried) (result.carried ??= []).push({ item: engine(e.item), fileName: f.fileName });
           confirmed(chunk.map((e) => e.item));
         } catch (error) {
           fail(

@@ -3,6 +3,7 @@
  * The comment's first line names the CI build the result belongs to (§8.2 step 7): Xray keeps no build on a run,
  * and worst wins across the processes of one build only — a later build replaces the result.
  */
+import type { UploadFile } from '../../kit/target';
 import type { PlanItem } from '../../shared/model';
 import type { RunRef } from './queries';
 
@@ -26,15 +27,32 @@ export function buildOf(comment: string): string | undefined {
   return first.startsWith(BUILD_PREFIX) ? first.slice(BUILD_PREFIX.length) : undefined;
 }
 
+/**
+ * Files carried in the import itself (§4.4, §7: one call for many files instead of 2 per file), in raw bytes.
+ * 1 MiB per file takes screenshots and error context (traces and videos are larger and go one per call); 2 MiB per
+ * call is ≈ 2.7 MiB of base64, so one import of 100 results with its files stays under MAX_BYTES — 1/37 of the size
+ * at which Xray answers 413, and a few seconds of upload on a slow CI link, far inside the request timeout.
+ */
+export const INLINE_EVIDENCE = { maxBytesPerFile: 1024 * 1024, maxBytesPerCall: 2 * 1024 * 1024 };
+
+export interface Evidence {
+  data: string;
+  filename: string;
+  contentType: string;
+}
+
 export interface TestResult {
   testKey: string;
   status: string;
   comment?: string;
+  /** §4.4: `evidence` (singular) and `contentType` on Cloud. */
+  evidence?: Evidence[];
 }
 
-export function testResult(item: PlanItem, buildId: string | undefined): TestResult {
+export function testResult(item: PlanItem, buildId: string | undefined, files: readonly UploadFile[] = []): TestResult {
   const comment = runComment(item, buildId);
-  return { testKey: item.key, status: String(item.status), ...(comment ? { comment } : {}) };
+  const evidence = files.map((f) => ({ data: f.bytes.toString('base64'), filename: f.fileName, contentType: f.contentType }));
+  return { testKey: item.key, status: String(item.status), ...(comment ? { comment } : {}), ...(evidence.length ? { evidence } : {}) };
 }
 
 /**
