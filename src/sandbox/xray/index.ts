@@ -9,7 +9,7 @@
  * (`graphql.ts`), the 413 above `maxBodyBytes` (answered before credentials are looked at, as a front-end proxy
  * does), targeted faults before or after applying (`operationFaults`), and the switches of `settings.ts`.
  * Counted for tests (`stats().xray.counters`, state `counters`): `silentTodo` (a status stored as TODO without an
- * error), `testInfo`, `extraStepResults`, `partialSkipped`, imports, executions created, tokens issued.
+ * error), `testInfo`, `extraStepResults`, `partialSkipped`, imports, executions created, tokens issued, `addEvidenceToTestRun` calls (`evidenceAdded`).
  */
 import type { SandboxRequest, SandboxResponse, ServiceFaults, ServiceModule } from '../types';
 import { faultAnswer, tooLarge, xrayError } from './answers';

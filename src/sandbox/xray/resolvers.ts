@@ -112,6 +112,7 @@ export function rootValue(store: XrayStore) {
       if (bad) throw new GraphQLError(`Evidence ${bad.filename}: data must be base64`);
       const added = args.evidence.map((f) => store.evidence(f.filename, f.mimeType, Buffer.from(f.data, 'base64')));
       run.evidence.push(...added);
+      store.counters.evidenceAdded++;
       return { addedEvidence: added.map((e) => e.id), warnings: [] };
     },
   };

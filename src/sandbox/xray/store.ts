@@ -100,7 +100,8 @@ export class XrayStore {
   readonly issues = new Map<string, Issue>();
   private readonly byKey = new Map<string, Issue>();
   readonly events: XrayEvent[] = [];
-  readonly counters = { imports: 0, executionsCreated: 0, tokensIssued: 0 };
+  /** `evidenceAdded`: addEvidenceToTestRun calls that added files (tests tell them from files that came inline). */
+  readonly counters = { imports: 0, executionsCreated: 0, tokensIssued: 0, evidenceAdded: 0 };
   /** Environment names seen by the tenant (`createdTestEnvironments` lists only new ones). */
   readonly knownEnvironments = new Set<string>();
   private nextNumber = 1;
@@ -255,7 +256,7 @@ export class XrayStore {
     this.byKey.clear();
     this.events.length = 0;
     this.knownEnvironments.clear();
-    Object.assign(this.counters, { imports: 0, executionsCreated: 0, tokensIssued: 0 });
+    Object.assign(this.counters, { imports: 0, executionsCreated: 0, tokensIssued: 0, evidenceAdded: 0 });
     this.nextNumber = 1;
     this.runSeq = 0;
     this.evidenceSeq = 0;
