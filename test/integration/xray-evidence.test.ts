@@ -78,6 +78,9 @@ it('small files go inline in the import, the large one by addEvidenceToTestRun; 
   // came after it was applied, and the look before repeating found it).
   expect(since(before)).toEqual({ imports: 1, evidenceAdded: 1 });
   expect(xray?.attachments).toEqual({ uploaded: 4, present: 1, skipped: [], failed: [] });
+  // authenticate, getStatuses, 3 to find-or-create the execution, getTests, the import, getTestRun +
+  // addEvidenceToTestRun + getTestRun (the look after the fault), the read-back. By attach alone: 19 (2 per small file).
+  expect(xray?.calls).toBe(11);
 });
 
 it.each(['keep', 'drop'] as const)(
