@@ -77,34 +77,63 @@ export async function tests(client: XrayClient, keys: readonly string[]): Promis
   return data.getTests.results.map((r) => ({ issueId: String(r.issueId), key: String(r.jira?.key ?? '') }));
 }
 
-/** Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. */
+/**
+ * Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. The first page tells
+ * the total, the others are asked at once: the lane's slots and pacing window decide how many go together (one
+ * after another, 20 pages at the end of a run of 2,000 tests were most of its tail). A page shorter than the first
+ * (runs added or removed meanwhile, a server with a page size of its own) is followed one page after another from
+ * its end; a Test has one run in an execution, so a run seen twice counts once.
+ */
 export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[]): Promise<RunRef[]> {
-  const out: RunRef[] = [];
-  for (let start = 0; ;) {
-    const data = await client.graphql<{
-      getTestRuns: Page<{
-        status?: { name?: string };
-        comment?: string;
-        test?: { issueId: string; jira?: Jira };
-        evidence?: Array<{ filename: string }>;
-      }>;
-    }>(
-      'getTestRuns',
-      'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
-      { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
-    );
-    const page = data.getTestRuns;
-    for (const r of page.results)
-      out.push({
-        testIssueId: String(r.test?.issueId ?? ''),
-        testKey: String(r.test?.jira?.key ?? ''),
-        status: r.status?.name ?? '',
-        comment: r.comment ?? '',
-        evidence: (r.evidence ?? []).map((e) => e.filename),
-      });
-    start += page.results.length;
-    if (page.results.length === 0 || start >= page.total) return out;
+  const found = new Map<string, RunRef>();
+  const keep = (page: RunRef[]) => page.forEach((r) => found.set(`${r.testIssueId} ${r.testKey}`, r));
+  const first = await runsPage(client, execIssueId, testIssueIds, 0);
+  keep(first.runs);
+  const size = first.runs.length;
+  if (size === 0 || size >= first.total) return [...found.values()];
+  const starts: number[] = [];
+  for (let start = size; start < first.total; start += size) starts.push(start);
+  const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start)));
+  pages.forEach((p) => keep(p.runs));
+  const short = starts.findIndex((start, i) => pages[i].runs.length < Math.min(size, first.total - start));
+  if (short < 0) return [...found.values()];
+  for (let start = starts[short] + pages[short].runs.length; ;) {
+    const page = await runsPage(client, execIssueId, testIssueIds, start);
+    keep(page.runs);
+    start += page.runs.length;
+    if (page.runs.length === 0 || start >= page.total) return [...found.values()];
   }
+}
+
+async function runsPage(
+  client: XrayClient,
+  execIssueId: string,
+  testIssueIds: readonly string[] | undefined,
+  start: number,
+): Promise<{ total: number; runs: RunRef[] }> {
+  const data = await client.graphql<{
+    getTestRuns: Page<{
+      status?: { name?: string };
+      comment?: string;
+      test?: { issueId: string; jira?: Jira };
+      evidence?: Array<{ filename: string }>;
+    }>;
+  }>(
+    'getTestRuns',
+    'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
+    { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
+  );
+  const page = data.getTestRuns;
+  return {
+    total: page.total,
+    runs: page.results.map((r) => ({
+      testIssueId: String(r.test?.issueId ?? ''),
+      testKey: String(r.test?.jira?.key ?? ''),
+      status: r.status?.name ?? '',
+      comment: r.comment ?? '',
+      evidence: (r.evidence ?? []).map((e) => e.filename),
+    })),
+  };
 }
 
 /** One attempt (no retry): a create is not idempotent, find-or-create looks before repeating it (§8.1 rule 4). */
