@@ -78,28 +78,29 @@ export async function tests(client: XrayClient, keys: readonly string[]): Promis
 }
 
 /**
- * Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. The first page tells
- * the total, the others are asked at once: the lane's slots and pacing window decide how many go together (one
- * after another, 20 pages at the end of a run of 2,000 tests were most of its tail). A page shorter than the first
- * (runs added or removed meanwhile, a server with a page size of its own) is followed one page after another from
- * its end; a Test has one run in an execution, so a run seen twice counts once.
+ * Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. The pages are asked
+ * together, not one after another (20 pages in a row at the end of a run of 2,000 tests were most of its tail):
+ * those `atLeast` runs fill at once (the caller knows how many it sent), then the rest of the total the first
+ * page tells; the lane's slots and pacing window decide how many go at a time. A page shorter than asked (runs
+ * added or removed meanwhile, a server with a smaller page) is followed one page after another from its end; a
+ * Test has one run in an execution, so a run seen twice counts once.
  */
-export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[]): Promise<RunRef[]> {
+export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[], atLeast = 0): Promise<RunRef[]> {
   const found = new Map<string, RunRef>();
-  const keep = (page: RunRef[]) => page.forEach((r) => found.set(`${r.testIssueId} ${r.testKey}`, r));
-  const first = await runsPage(client, execIssueId, testIssueIds, 0);
-  keep(first.runs);
-  const size = first.runs.length;
-  if (size === 0 || size >= first.total) return [...found.values()];
-  const starts: number[] = [];
-  for (let start = size; start < first.total; start += size) starts.push(start);
-  const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start)));
-  pages.forEach((p) => keep(p.runs));
-  const short = starts.findIndex((start, i) => pages[i].runs.length < Math.min(size, first.total - start));
-  if (short < 0) return [...found.values()];
-  for (let start = starts[short] + pages[short].runs.length; ;) {
-    const page = await runsPage(client, execIssueId, testIssueIds, start);
-    keep(page.runs);
+  const read = async (starts: number[]) => {
+    const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start)));
+    for (const page of pages) for (const r of page.runs) found.set(`${r.testIssueId} ${r.testKey}`, r);
+    return pages.map((page, i) => ({ ...page, start: starts[i] }));
+  };
+  const range = (from: number, to: number) => Array.from({ length: Math.max(0, Math.ceil((to - from) / PAGE)) }, (_, i) => from + i * PAGE);
+  let pages = await read(range(0, Math.max(1, atLeast)));
+  const total = pages[0].total;
+  const known = pages.length * PAGE;
+  if (total > known) pages = [...pages, ...(await read(range(known, total)))];
+  const short = pages.find((p) => p.start < total && p.runs.length < Math.min(PAGE, total - p.start));
+  if (!short) return [...found.values()];
+  for (let start = short.start + short.runs.length; ;) {
+    const [page] = await read([start]);
     start += page.runs.length;
     if (page.runs.length === 0 || start >= page.total) return [...found.values()];
   }
