@@ -164,6 +164,33 @@ function checkCs(sandbox, name, expected) {
   return { expected: Object.keys(expected).length, delivered, duplicates, lost, runs: runs.length };
 }
 
+/**
+ * Exact-state check of one Xray Test Execution (by summary): one run per Test, with the expected status; a second
+ * execution of that summary counts as duplicates, and so does a file on a run twice (evidence never twice).
+ */
+function checkXray(sandbox, name, expected) {
+  const executions = sandbox.state().xray.executions.filter((e) => e.summary === name);
+  let duplicates = Math.max(0, executions.length - 1);
+  const seen = new Map();
+  for (const e of executions) {
+    for (const r of e.runs) {
+      if (seen.has(r.testKey)) duplicates++;
+      else seen.set(r.testKey, r.status);
+      const files = r.evidence.map((f) => f.filename);
+      duplicates += files.length - new Set(files).size;
+    }
+  }
+  let delivered = 0;
+  let lost = 0;
+  for (const [key, status] of Object.entries(expected)) {
+    const got = seen.get(key);
+    // A skipped test's run stays TODO or is absent.
+    if (got === status || (status === 'TODO' && got === undefined)) delivered++;
+    else lost++;
+  }
+  return { expected: Object.keys(expected).length, delivered, duplicates, lost, executions: executions.length };
+}
+
 /** A naive per-test Zephyr publisher (the baseline): POST /execution + PUT /execution/{id}, sequential. */
 async function naiveZephyr(env, recs, cycleName) {
   const creds = {
@@ -281,6 +308,7 @@ module.exports = {
   waitQuiet,
   checkZephyr,
   checkCs,
+  checkXray,
   naiveZephyr,
   exec,
   cleanEnv,

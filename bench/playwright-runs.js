@@ -36,6 +36,7 @@ function expectedFromJson(file) {
   const report = JSON.parse(fs.readFileSync(file, 'utf8'));
   const z = {};
   const cs = {};
+  const x = {};
   const walk = (suite) => {
     for (const s of suite.suites ?? []) walk(s);
     for (const spec of suite.specs ?? []) {
@@ -46,9 +47,11 @@ function expectedFromJson(file) {
         const zs = st === 'passed' ? 1 : st === 'failed' || st === 'timedOut' ? 2 : st === 'interrupted' ? 4 : -1;
         const cst =
           st === 'passed' ? 'passed' : st === 'failed' || st === 'timedOut' ? 'failed' : st === 'interrupted' ? 'blocked' : 'skipped';
+        const xs = st === 'passed' ? 'PASSED' : st === 'failed' || st === 'timedOut' ? 'FAILED' : st === 'interrupted' ? 'ABORTED' : 'TODO';
         for (const raw of spec.tags ?? []) {
           const tag = String(raw).replace(/^@/, '');
-          if (/^PROJ-\d+$/.test(tag)) z[tag] = zs;
+          // A Jira-key tag goes to every Jira target: Zephyr and Xray.
+          if (/^PROJ-\d+$/.test(tag)) ((z[tag] = zs), (x[tag] = xs));
           const m = /^cs-(\d+)$/.exec(tag);
           if (m) cs[m[1]] = cst;
         }
@@ -56,10 +59,14 @@ function expectedFromJson(file) {
     }
   };
   for (const s of report.suites ?? []) walk(s);
-  return { z, cs };
+  return { z, cs, x };
 }
 
-/** Figure 6: fault matrix; each cell a real run of 40 mapped tests (both targets), exact-state checked. */
+/**
+ * Figure 6: fault matrix; each cell a real run of 40 mapped tests (Zephyr, CucumberStudio and Xray: the Jira-key tag
+ * goes to Zephyr and Xray), exact-state checked. Xray's cells: its 500s before / after applying hit imports and
+ * GraphQL alike; its 429s come without Retry-After (the case the service's own ticket reports).
+ */
 async function faultMatrix(log) {
   const n = 40;
   const cells = [
@@ -70,11 +77,16 @@ async function faultMatrix(log) {
     { id: 'resets', title: 'connection resets at 5 %', faults: { resetRate: 0.05 } },
     {
       id: '429',
-      title: '429 storms (Zephyr 5/s, CucumberStudio 20/2 s)',
-      faults: { zephyr: { rateLimit: { count: 5, windowMs: 1000 } }, cucumberstudio: { rateLimit: { count: 20, windowMs: 2000 } } },
+      title: '429 storms (Zephyr 5/s, CucumberStudio 20/2 s, Xray 4/s without Retry-After)',
+      faults: {
+        zephyr: { rateLimit: { count: 5, windowMs: 1000 } },
+        cucumberstudio: { rateLimit: { count: 20, windowMs: 2000 } },
+        xray: { rateLimit: { count: 4, windowMs: 1000 } },
+      },
+      xrayRetryAfter: 'none',
     },
-    { id: 'down', title: 'both services down for the whole run, then replay', faults: { down: true }, upBeforeReplay: true },
-    { id: 'down-mid', title: 'both services down mid-run (3 s), then back', midRun: true },
+    { id: 'down', title: 'every service down for the whole run, then replay', faults: { down: true }, upBeforeReplay: true },
+    { id: 'down-mid', title: 'every service down mid-run (3 s), then back', midRun: true },
     { id: 'sigint', title: 'SIGINT to playwright mid-run, then replay', sigint: true },
   ];
   const selected = L.QUICK ? cells.filter((c) => ['104-20', 'down', 'sigint'].includes(c.id)) : cells;
@@ -85,8 +97,11 @@ async function faultMatrix(log) {
       seed: 7,
       zephyr: { jobDelayMs: 60 },
       cucumberstudio: { generationDelayMs: 300 },
-      faults: { zephyr: { latencyMs: 5 }, cucumberstudio: { latencyMs: 5 } },
+      faults: { zephyr: { latencyMs: 5 }, cucumberstudio: { latencyMs: 5 }, xray: { latencyMs: 5 } },
+      // The tag PROJ-n is a Test of Xray's project too.
+      xray: { projectKey: 'PROJ', testCount: n },
     });
+    if (cell.xrayRetryAfter) sandbox.configure('xray', { retryAfter: cell.xrayRetryAfter });
     try {
       const slow = cell.midRun || cell.sigint;
       const p = project(`matrix-${cell.id}`, {
@@ -102,13 +117,16 @@ async function faultMatrix(log) {
         ZEPHYR_CYCLE_NAME: name,
         ZEPHYR_RATE_LIMIT: 'off', // the cells set the sandbox's limits themselves
         CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+        XRAY_TEST_EXECUTION_SUMMARY: name,
+        XRAY_RATE_LIMIT: 'off',
         PW_TMS_OUTBOX_DIR: outbox,
         PW_TMS_SUMMARY_FILE: path.join(p.dir, 'summary.json'),
       });
       const applyFaults = (f) => {
-        const { zephyr, cucumberstudio, ...both } = f;
-        sandbox.setFaults('zephyr', { ...both, ...(zephyr ?? {}) });
-        sandbox.setFaults('cucumberstudio', { ...both, ...(cucumberstudio ?? {}) });
+        const { zephyr, cucumberstudio, xray, ...all } = f;
+        sandbox.setFaults('zephyr', { ...all, ...(zephyr ?? {}) });
+        sandbox.setFaults('cucumberstudio', { ...all, ...(cucumberstudio ?? {}) });
+        sandbox.setFaults('xray', { ...all, ...(xray ?? {}) });
       };
       if (cell.faults) applyFaults(cell.faults);
       const t0 = performance.now();
@@ -152,7 +170,12 @@ async function faultMatrix(log) {
         applyFaults({ faultRate: 0, appliedFaultRate: 0, resetRate: 0, rateLimit: null, down: false });
       if (!fs.existsSync(path.join(p.dir, 'report.json'))) throw new Error(`${cell.id}: no JSON report:\n${run.output.slice(-1500)}`);
       const expected = expectedFromJson(path.join(p.dir, 'report.json'));
-      const before = { z: L.checkZephyr(sandbox, name, expected.z), cs: L.checkCs(sandbox, name, expected.cs) };
+      const check = () => ({
+        z: L.checkZephyr(sandbox, name, expected.z),
+        cs: L.checkCs(sandbox, name, expected.cs),
+        x: L.checkXray(sandbox, name, expected.x),
+      });
+      const before = check();
       const leftFiles = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.jsonl')) : [];
       let replayed = false;
       let replayOut = '';
@@ -161,7 +184,7 @@ async function faultMatrix(log) {
         replayed = true;
         replayOut = r.output;
       }
-      const after = { z: L.checkZephyr(sandbox, name, expected.z), cs: L.checkCs(sandbox, name, expected.cs) };
+      const after = check();
       const st = sandbox.stats();
       const row = {
         cell: cell.title,
@@ -171,26 +194,33 @@ async function faultMatrix(log) {
         exitCode: run.exitCode,
         runMs: Math.round(runMs),
         injected: {
-          faults: st.zephyr.faultsInjected + st.cucumberstudio.faultsInjected,
-          applied: st.zephyr.appliedFaults + st.cucumberstudio.appliedFaults,
-          resets: st.zephyr.resets + st.cucumberstudio.resets,
-          rateLimited: st.zephyr.rateLimited + st.cucumberstudio.rateLimited,
+          faults: st.zephyr.faultsInjected + st.cucumberstudio.faultsInjected + st.xray.faultsInjected,
+          applied: st.zephyr.appliedFaults + st.cucumberstudio.appliedFaults + st.xray.appliedFaults,
+          resets: st.zephyr.resets + st.cucumberstudio.resets + st.xray.resets,
+          rateLimited: st.zephyr.rateLimited + st.cucumberstudio.rateLimited + st.xray.rateLimited,
+        },
+        xrayInjected: {
+          faults: st.xray.faultsInjected,
+          applied: st.xray.appliedFaults,
+          resets: st.xray.resets,
+          rateLimited: st.xray.rateLimited,
         },
         outboxBeforeReplay: leftFiles.length,
         replayed,
         zephyr: { beforeReplay: before.z, final: after.z },
         cucumberstudio: { beforeReplay: before.cs, final: after.cs },
-        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN].some(
+        xray: { beforeReplay: before.x, final: after.x },
+        secretLeak: [env.ZEPHYR_SECRET_KEY, env.ZEPHYR_ACCESS_KEY, env.CUCUMBERSTUDIO_ACCESS_TOKEN, env.XRAY_CLIENT_SECRET].some(
           (s) => !!s && (run.output + replayOut).includes(s),
         ),
       };
       const ok = (c) => c.lost === 0 && c.duplicates === 0 && c.delivered === c.expected;
-      row.target = { exact: ok(after.z) && ok(after.cs), noLeak: !row.secretLeak };
-      if (cell.sigint) row.target.outboxHeldFinished = leftFiles.length > 0 || (ok(before.z) && ok(before.cs));
+      row.target = { exact: ok(after.z) && ok(after.cs) && ok(after.x), noLeak: !row.secretLeak };
+      if (cell.sigint) row.target.outboxHeldFinished = leftFiles.length > 0 || (ok(before.z) && ok(before.cs) && ok(before.x));
       rows.push(row);
       const fmt = (c) => `${c.delivered}/${c.expected} dup ${c.duplicates} lost ${c.lost}`;
       log(
-        `  ${cell.title}: Zephyr ${fmt(after.z)}, CucumberStudio ${fmt(after.cs)}${replayed ? ` (after replay; before: Z ${fmt(before.z)}, CS ${fmt(before.cs)})` : ''}`,
+        `  ${cell.title}: Zephyr ${fmt(after.z)}, CucumberStudio ${fmt(after.cs)}, Xray ${fmt(after.x)}${replayed ? ` (after replay; before: Z ${fmt(before.z)}, CS ${fmt(before.cs)}, X ${fmt(before.x)})` : ''}`,
       );
     } finally {
       await sandbox.close();

@@ -36,14 +36,24 @@ describe('Xray under faults', () => {
     });
     sandbox.setFaults('xray', { rateLimit: { count: 4, windowMs: 1000 } });
     try {
-      // Statuses only: with the failed tests' files going up as well, this run passed 180 s on 2026-11-27 (open: see
-      // the xsplit report); evidence has its own test (xray-evidence.test.ts).
-      const run = await runPlaywright({
-        files: suite(30, 7, 10),
-        env: xrayOnly(sandbox.env(), { XRAY_TEST_EXECUTION_SUMMARY: summary, PW_TMS_ATTACHMENTS: 'none' }),
-      });
+      // Evidence on (the default policy: the failed tests' files): calls wait in the lane far longer than a token
+      // lives, so each must leave with the token current then (see client.ts `authorized`).
+      const started = Date.now();
+      const run = await runPlaywright({ files: suite(30, 7, 10), env: xrayOnly(sandbox.env(), { XRAY_TEST_EXECUTION_SUMMARY: summary }) });
+      // Well within the harness's 180 s (34 s measured on the loaded machine); it passed them before the fix.
+      expect(Date.now() - started).toBeLessThan(120_000);
       expect(xrayExecutions(sandbox, summary)).toHaveLength(1);
-      expect(xrayStatuses(xrayExecution(sandbox, summary))).toEqual(expected(30, 7, 10));
+      const execution = xrayExecution(sandbox, summary);
+      expect(xrayStatuses(execution)).toEqual(expected(30, 7, 10));
+      // Playwright's own error-context.md on each failed test's run, once; nothing on the passed ones.
+      const evidence = Object.fromEntries(execution.runs.map((r) => [r.testKey, r.evidence.map((f) => f.filename).sort()]));
+      const failed = Object.entries(expected(30, 7, 10)).filter(([, status]) => status === 'FAILED');
+      expect(failed).toHaveLength(4);
+      expect(evidence).toEqual(
+        Object.fromEntries(
+          Object.entries(expected(30, 7, 10)).map(([key, status]) => [key, status === 'FAILED' ? ['error-context.md'] : []]),
+        ),
+      );
       expect(run.summary!.targets.xray).toMatchObject({ published: 30, unsent: 0, errors: [] });
       expect(run.summary!.targets.xray.verify?.ok).toBe(true);
       expect((sandbox.settings().xray as { operationFaults: unknown[] }).operationFaults).toEqual([]);

@@ -24,19 +24,48 @@ type ImportBody = { testExecutionKey: string; tests: unknown[] };
 
 interface Token {
   value: string;
+  /** When it came, on our clock (the service's clock may differ: only the token's own lifetime is used). */
   at: number;
+  renewAfterMs: number;
+}
+
+/** What a call's slot did: the answer, a 401 (the token refused; renew once), or the authentication. */
+type Outcome<T> = { answer: T } | { refused: { token: Token; error: HttpError } } | { renewed: true };
+
+/** Authentications one call may carry because its token aged while it waited (then it sends whatever it has). */
+const MAX_RENEWALS_PER_CALL = 3;
+
+/**
+ * How long a token is used: its lifetime by its own claims (`exp − iat`, 24 h documented, §2.3), less the second
+ * `iat` loses to rounding and a margin for the way there (1/24: 23 h of 24); TOKEN_MAX_AGE_MS at most. A token
+ * without readable claims is opaque (§2.3): TOKEN_MAX_AGE_MS, and a 401 says when it ended.
+ */
+export function renewAfterMs(token: string): number {
+  let lifetimeMs: number | undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { iat?: unknown; exp?: unknown };
+    if (typeof claims.iat === 'number' && typeof claims.exp === 'number' && claims.exp > claims.iat)
+      lifetimeMs = (claims.exp - claims.iat) * 1000;
+  } catch {
+    // Not JSON claims: opaque.
+  }
+  if (lifetimeMs === undefined) return TOKEN_MAX_AGE_MS;
+  return Math.min(TOKEN_MAX_AGE_MS, Math.max(lifetimeMs / 2, lifetimeMs - 1000 - lifetimeMs / 24));
 }
 
 /** A GraphQL answer that carried `errors` (§0.5): the call failed, in the service's words. */
 export class GraphQLCallError extends BadResponseError {}
 
 /**
- * Xray Cloud's wire: one token per process (authenticate lazily, shared by every call; a new one once after a
- * 401), REST imports and GraphQL through the one lane, since they share one request budget (§7).
+ * Xray Cloud's wire: one token at a time per process (authenticated lazily, shared by every call, read when a call
+ * leaves; a new one before it ages out, and once after a 401), REST imports, GraphQL and authentication through the
+ * one lane, since they share one request budget (§7).
  */
 export class XrayClient {
   private readonly http: JsonExchange;
-  private token?: Promise<Token>;
+  /** The current token; `renewing` while a call's slot asks for a new one. */
+  private token?: Token;
+  private renewing?: Promise<Token>;
   /** Redacted from every message: the configured ones, and each token as it comes. */
   private readonly secrets: string[];
 
@@ -89,65 +118,80 @@ export class XrayClient {
     });
   }
 
-  /** A call with the bearer token; a 401 asks for a new token once and repeats the call (expired or revoked token). */
+  /**
+   * A call with the bearer token current when its lane slot is granted — not when it asked: a call may wait in
+   * the lane (pacing, a 429 pause) longer than a token lives. A slot that finds no token fit to send (none yet,
+   * aged, or the one a 401 refused) carries the authentication instead, and the call asks for another slot: one
+   * request per slot, and authentication never waits for a slot of its own (a `lane.send` inside a `lane.send`
+   * deadlocks once every slot is held by a call waiting for the token). A 401 renews the token once; a second
+   * 401 is final.
+   */
   private async authorized<T>(label: string, path: string, body: unknown): Promise<T> {
-    const first = await this.currentToken();
-    try {
-      return await this.lane.send(label, () => this.http.json<T>(this.request(path, body, first.value), `/api/v2${path}`));
-    } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 401) throw error;
-      const fresh = await this.currentToken(first);
-      return this.lane.send(label, () => this.http.json<T>(this.request(path, body, fresh.value), `/api/v2${path}`));
+    let refused: { token: Token; error: HttpError } | undefined;
+    let renewals = 0;
+    for (;;) {
+      const outcome = await this.lane.send(label, async (): Promise<Outcome<T>> => {
+        const token = await this.tokenForSlot(refused?.token, renewals >= MAX_RENEWALS_PER_CALL);
+        if (!token) return { renewed: true };
+        if (token === refused?.token) throw refused.error; // renewals spent on aged tokens: the 401 stands
+        try {
+          return { answer: await this.http.json<T>(this.request(path, body, token.value), `/api/v2${path}`) };
+        } catch (error) {
+          if (refused || !(error instanceof HttpError) || error.status !== 401) throw error;
+          return { refused: { token, error } };
+        }
+      });
+      if ('answer' in outcome) return outcome.answer;
+      if ('refused' in outcome) refused = outcome.refused;
+      else renewals++;
     }
   }
 
   /**
-   * The shared token (one authentication however many calls ask at once). `refused`: the token a 401 refused;
-   * the first call to notice replaces it, the others take the new one. Failed or aged tokens are replaced too.
+   * The token to send now, or undefined when this slot authenticated (the call goes again). An authentication
+   * under way runs in another call's slot, so waiting for it here cannot deadlock. `anyAge`: this call already
+   * spent its renewals (each time it came back, the token had aged again: long 429 pauses against short tokens),
+   * so it sends with the current one and lets a 401 decide.
    */
-  private currentToken(refused?: Token): Promise<Token> {
-    const pending = this.token;
-    if (!pending) return this.renew(undefined);
-    return pending.then(
-      (t) => (t === refused || this.now() - t.at >= TOKEN_MAX_AGE_MS ? this.renew(pending) : t),
-      () => this.renew(pending),
-    );
+  private async tokenForSlot(refused: Token | undefined, anyAge: boolean): Promise<Token | undefined> {
+    while (this.renewing) await this.renewing.catch(() => undefined);
+    const t = this.token;
+    if (t && (t !== refused || anyAge) && (anyAge || this.now() - t.at < t.renewAfterMs)) return t;
+    const renewal = this.authenticate().then((fresh) => (this.token = fresh));
+    this.renewing = renewal;
+    try {
+      await renewal;
+    } finally {
+      if (this.renewing === renewal) this.renewing = undefined;
+    }
+    return undefined;
   }
 
-  private renew(seen: Promise<Token> | undefined): Promise<Token> {
-    if (this.token === seen) this.token = this.authenticate();
-    return this.token!;
-  }
-
+  /** One `POST /authenticate`, in the slot of the call that needed it (its failures are that call's to retry). */
   private async authenticate(): Promise<Token> {
     const body = { client_id: this.cfg.clientId, client_secret: this.cfg.clientSecret };
-    const value = await this.lane.retry('authenticate', () =>
-      this.lane.send('authenticate', async () => {
-        const req: HttpRequest = {
-          method: 'POST',
-          url: `${this.cfg.baseUrl}/api/v2/authenticate`,
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-          body: JSON.stringify(body),
-          homes: HOMES,
-        };
-        const res = await this.http.text(req, '/api/v2/authenticate');
-        let token: unknown = res.text.trim();
-        try {
-          token = JSON.parse(res.text);
-        } catch {
-          // A bare token (not JSON-quoted) is taken as it is.
-        }
-        if (typeof token !== 'string' || !JWT.test(token))
-          throw new BadResponseError(
-            'Xray',
-            res.status,
-            `Xray answered POST /api/v2/authenticate with something that is not a token: is XRAY_BASE_URL (xray.baseUrl) = ${this.cfg.baseUrl} Xray Cloud's origin?`,
-          );
-        return token;
-      }),
-    );
-    this.secrets.push(value);
-    return { value, at: this.now() };
+    const req: HttpRequest = {
+      method: 'POST',
+      url: `${this.cfg.baseUrl}/api/v2/authenticate`,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+      homes: HOMES,
+    };
+    const res = await this.http.text(req, '/api/v2/authenticate');
+    let token: unknown = res.text.trim();
+    try {
+      token = JSON.parse(res.text);
+    } catch {
+      // A bare token (not JSON-quoted) is taken as it is.
+    }
+    if (typeof token !== 'string' || !JWT.test(token))
+      throw new BadResponseError(
+        'Xray',
+        res.status,
+        `Xray answered POST /api/v2/authenticate with something that is not a token: is XRAY_BASE_URL (xray.baseUrl) = ${this.cfg.baseUrl} Xray Cloud's origin?`,
+      );
+    this.secrets.push(token);
+    return { value: token, at: this.now(), renewAfterMs: renewAfterMs(token) };
   }
 
   private request(path: string, body: unknown, token: string): HttpRequest {

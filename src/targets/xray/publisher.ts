@@ -217,7 +217,8 @@ export class XrayTarget implements Target {
         group.place === undefined
           ? `Test Execution ${execution.key}`
           : `Test Execution ${execution.key} (${group.place || 'unnamed project'})`;
-      const runsHeld = new Map((await runs(this.client, execution.issueId)).map((r) => [r.testKey, r]));
+      // The runs it sent are there at least: their pages are asked at once, with the first.
+      const runsHeld = new Map((await runs(this.client, execution.issueId, undefined, group.items.length)).map((r) => [r.testKey, r]));
       for (const item of group.items) {
         const want = this.expected.get(group.original.get(item)!.key) ?? String(item.status);
         const got = runsHeld.get(item.key)?.status;

@@ -77,34 +77,64 @@ export async function tests(client: XrayClient, keys: readonly string[]): Promis
   return data.getTests.results.map((r) => ({ issueId: String(r.issueId), key: String(r.jira?.key ?? '') }));
 }
 
-/** Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. */
-export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[]): Promise<RunRef[]> {
-  const out: RunRef[] = [];
-  for (let start = 0; ;) {
-    const data = await client.graphql<{
-      getTestRuns: Page<{
-        status?: { name?: string };
-        comment?: string;
-        test?: { issueId: string; jira?: Jira };
-        evidence?: Array<{ filename: string }>;
-      }>;
-    }>(
-      'getTestRuns',
-      'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
-      { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
-    );
-    const page = data.getTestRuns;
-    for (const r of page.results)
-      out.push({
-        testIssueId: String(r.test?.issueId ?? ''),
-        testKey: String(r.test?.jira?.key ?? ''),
-        status: r.status?.name ?? '',
-        comment: r.comment ?? '',
-        evidence: (r.evidence ?? []).map((e) => e.filename),
-      });
-    start += page.results.length;
-    if (page.results.length === 0 || start >= page.total) return out;
+/**
+ * Runs of one Test Execution, all of them or those of some Tests (≤ 100 ids), every page. The pages are asked
+ * together, not one after another (20 pages in a row at the end of a run of 2,000 tests were most of its tail):
+ * those `atLeast` runs fill at once (the caller knows how many it sent), then the rest of the total the first
+ * page tells; the lane's slots and pacing window decide how many go at a time. A page shorter than asked (runs
+ * added or removed meanwhile, a server with a smaller page) is followed one page after another from its end; a
+ * Test has one run in an execution, so a run seen twice counts once.
+ */
+export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[], atLeast = 0): Promise<RunRef[]> {
+  const found = new Map<string, RunRef>();
+  const read = async (starts: number[]) => {
+    const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start)));
+    for (const page of pages) for (const r of page.runs) found.set(`${r.testIssueId} ${r.testKey}`, r);
+    return pages.map((page, i) => ({ ...page, start: starts[i] }));
+  };
+  const range = (from: number, to: number) => Array.from({ length: Math.max(0, Math.ceil((to - from) / PAGE)) }, (_, i) => from + i * PAGE);
+  let pages = await read(range(0, Math.max(1, atLeast)));
+  const total = pages[0].total;
+  const known = pages.length * PAGE;
+  if (total > known) pages = [...pages, ...(await read(range(known, total)))];
+  const short = pages.find((p) => p.start < total && p.runs.length < Math.min(PAGE, total - p.start));
+  if (!short) return [...found.values()];
+  for (let start = short.start + short.runs.length; ;) {
+    const [page] = await read([start]);
+    start += page.runs.length;
+    if (page.runs.length === 0 || start >= page.total) return [...found.values()];
   }
+}
+
+async function runsPage(
+  client: XrayClient,
+  execIssueId: string,
+  testIssueIds: readonly string[] | undefined,
+  start: number,
+): Promise<{ total: number; runs: RunRef[] }> {
+  const data = await client.graphql<{
+    getTestRuns: Page<{
+      status?: { name?: string };
+      comment?: string;
+      test?: { issueId: string; jira?: Jira };
+      evidence?: Array<{ filename: string }>;
+    }>;
+  }>(
+    'getTestRuns',
+    'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
+    { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
+  );
+  const page = data.getTestRuns;
+  return {
+    total: page.total,
+    runs: page.results.map((r) => ({
+      testIssueId: String(r.test?.issueId ?? ''),
+      testKey: String(r.test?.jira?.key ?? ''),
+      status: r.status?.name ?? '',
+      comment: r.comment ?? '',
+      evidence: (r.evidence ?? []).map((e) => e.filename),
+    })),
+  };
 }
 
 /** One attempt (no retry): a create is not idempotent, find-or-create looks before repeating it (§8.1 rule 4). */
