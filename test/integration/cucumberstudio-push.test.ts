@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { allFileText, csRun, runPlaywright, testSandbox, withPush } from './harness';
+import path from 'node:path';
+import { allFileText, baseEnv, csRun, csRuns, exec, REPO, runPlaywright, testSandbox, withPush } from './harness';
 
 /**
  * CucumberStudio's bulk push (the project secret token set): results go by `import_test_results` matched by uid,
@@ -107,4 +108,32 @@ it('a wrong token: one clear line, results still exact by the per-result path; a
   expect(bad.output).toContain('cucumberstudio.secretToken');
   expect(bad.output).toContain('CUCUMBERSTUDIO_SECRET_TOKEN');
   expect(bad.output).not.toContain('abc123');
+});
+
+it('check reads the token read-only (the publication route); a dry run says "bulk push"', async () => {
+  const start = sandbox.log().length;
+  const check = (token: string) =>
+    exec(
+      process.execPath,
+      [path.join(REPO, 'bin/playwright-tms-reporter.js'), 'check'],
+      REPO,
+      baseEnv(env('push check', { CUCUMBERSTUDIO_SECRET_TOKEN: token })),
+      60_000,
+    );
+  const ok = await check(sandbox.env().CUCUMBERSTUDIO_SECRET_TOKEN!);
+  expect(ok.exitCode, ok.output).toBe(0);
+  expect(ok.output).toContain('project secret token accepted');
+  const wrong = await check('999');
+  expect(wrong.exitCode).not.toBe(0);
+  expect(wrong.output).toContain('refused the project secret token');
+  expect(wrong.output).not.toContain('/999/');
+  const tokenCalls = sandbox
+    .log()
+    .slice(start)
+    .filter((e) => /^\/(publication|import_test_results)\//.test(e.target));
+  // Read-only: one read of the runs per check, nothing pushed.
+  expect(tokenCalls.map((e) => `${e.method} ${e.target.split('/').slice(0, 2).join('/')}`)).toEqual(Array(2).fill('GET /publication'));
+  const dry = await runPlaywright({ files, env: env('push dry', { PW_TMS_DRY_RUN: '1' }) });
+  expect(dry.output).toContain('by bulk push');
+  expect(csRuns(sandbox, 'push dry')).toEqual([]);
 });
