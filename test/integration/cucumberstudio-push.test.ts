@@ -86,8 +86,9 @@ for (const failureText of ['drop', 'carry'] as const)
     const log = sandbox.log().slice(start);
     const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
     const posts = log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results')).length;
+    // A batch goes at 500 results or after 5 s: how many pushes depends on how long the tests take (see the 60-test run).
     expect(pushes).toBeGreaterThanOrEqual(1);
-    expect(pushes).toBeLessThanOrEqual(2);
+    expect(pushes).toBeLessThan(9);
     expect(posts).toBe(2); // 11 and 12 only
     const patches = log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length;
     expect(patches).toBe(failureText === 'drop' ? 4 : 0); // 2, 5 and 8's two rows
@@ -136,4 +137,45 @@ it('check reads the token read-only (the publication route); a dry run says "bul
   const dry = await runPlaywright({ files, env: env('push dry', { PW_TMS_DRY_RUN: '1' }) });
   expect(dry.output).toContain('by bulk push');
   expect(csRuns(sandbox, 'push dry')).toEqual([]);
+});
+
+it('worst wins across two pushing processes of one CI build: the later pass does not hide the earlier failure', async () => {
+  const name = 'push worst wins';
+  const both = {
+    'w.spec.ts': `import { test } from '@playwright/test';
+for (const id of [31, 32])
+  test('s' + id, { tag: '@cs-' + id }, () => { if (process.env.FAIL === String(id)) throw new Error('fails in ' + process.env.SIDE); });`,
+  };
+  const a = await runPlaywright({ files: both, env: env(name, { PW_TMS_BUILD: 'ci worst', FAIL: '31', SIDE: 'A' }) });
+  expect(a.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [], verify: { ok: true } });
+  const b = await runPlaywright({ files: both, env: env(name, { PW_TMS_BUILD: 'ci worst', FAIL: '', SIDE: 'B' }) });
+  expect(b.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [], verify: { ok: true } });
+  const r = resultsOf(name);
+  // 31: A's failure, B's pass, then A's failure again on top (the one correction); 32: one pass per process.
+  expect(r[31][0].map((x) => x.status)).toEqual(['failed', 'passed', 'failed']);
+  expect(r[31][0].at(-1)!.description).toContain('fails in A');
+  expect(r[32][0].map((x) => x.status)).toEqual(['passed', 'passed']);
+});
+
+it('60 results: a handful of pushes, no post per result', async () => {
+  const name = 'push sixty';
+  sandbox.configure('cucumberstudio', { pushFailureText: 'drop' });
+  const many = {
+    'm.spec.ts': `import { test } from '@playwright/test';
+for (let id = 100; id < 160; id++) test('s' + id, { tag: '@cs-' + id }, () => { if (id % 10 === 0) throw new Error('fails ' + id); });`,
+  };
+  const start = sandbox.log().length;
+  const run = await runPlaywright({ files: many, env: env(name) });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 60, errors: [], verify: { ok: true } });
+  const r = resultsOf(name);
+  for (let id = 100; id < 160; id++)
+    expect(r[id][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual([`import_test_results ${id % 10 === 0 ? 'failed' : 'passed'}`]);
+  const log = sandbox.log().slice(start);
+  const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
+  // 60 tests run in a few seconds: at most a batch per 5 s of them, far from 60 posts.
+  expect(pushes).toBeLessThanOrEqual(6);
+  expect(log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results'))).toEqual([]);
+  // One read of the uids (the run's tests were final before the first push), one description per failed test.
+  expect(log.filter((e) => e.target.includes('/publication/')).length).toBe(1);
+  expect(log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length).toBe(6);
 });

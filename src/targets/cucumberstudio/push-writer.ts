@@ -2,7 +2,7 @@ import type { PlanItem } from '../../shared/model';
 import type { RequestLane } from '../../kit/lane';
 import type { CucumberStudioClient } from './client';
 import { HttpError } from '../../http/errors';
-import type { PushClient } from './push-client';
+import { isTokenRefused, type PushClient } from './push-client';
 import { joinUids, type NamedTest } from './push-uids';
 import { olderThan, stepStatusesFor } from './results';
 import { heldResults } from './worst-wins';
@@ -80,6 +80,8 @@ export class PushWriter {
   private readonly named = new Map<string, NamedTest>();
   private uids = new Map<string, string>();
   private joinedAt = -1;
+  /** The token was refused: every later batch goes by the per-result path without asking again. */
+  private refused = false;
   /** Test in a build -> what this process pushed there: an item sent again as it was is not pushed twice. */
   private readonly pushed = new Map<string, string>();
   /** Failure texts the push did not carry are set on the pushed results (#85), after the statuses. */
@@ -123,13 +125,13 @@ export class PushWriter {
     stepCounts: ReadonlyMap<string, number>,
   ): Promise<Map<PlanItem, Set<string>>> {
     const entries = items.flatMap(({ item, tests }) => tests.map((testId) => ({ item, testId })));
-    let landed: Set<string>;
+    let landed = new Set<string>();
     try {
-      landed = await this.pushInto(runId, buildId, environment, entries, stepCounts);
+      if (!this.refused) landed = await this.pushInto(runId, buildId, environment, entries, stepCounts);
     } catch (error) {
       if (!(error instanceof HttpError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status))) throw error;
+      this.refused ||= isTokenRefused(error);
       this.problems.add(`the bulk push was refused (${error.message}); those results went one by one`);
-      landed = new Set();
     }
     return new Map(items.map(({ item, tests }) => [item, new Set(tests.filter((t) => landed.has(t)))]));
   }
