@@ -149,19 +149,15 @@ export class CucumberStudioTarget implements Target {
       for (const item of group.items) result.failed.push({ item: engineItem(item), reason: buildId.why });
       return;
     }
-    const valid = group.items.flatMap((item) => {
-      const tests = this.bySnapshot.get(Number(item.key)) ?? [];
-      return this.lifecycle.absent.has(Number(item.key)) || !tests.length ? [] : [{ item, tests }];
-    });
     // Bulk push first (what has a uid); the rest, and what the service did not import, by the per-result path.
-    let pushed = new Map<PlanItem, Set<string>>();
-    if (this.pushWriter && valid.length) {
-      try {
-        pushed = await this.pushWriter.pushItems(runId, buildId, environmentFor(group.place), valid, this.results.stepCounts);
-      } catch (error) {
-        for (const { item } of valid) result.failed.push({ item: engineItem(item), reason: (error as Error).message });
-        return;
-      }
+    const testsOf = (item: PlanItem) => (this.lifecycle.absent.has(Number(item.key)) ? [] : (this.bySnapshot.get(Number(item.key)) ?? []));
+    const pushed = await this.pushWriter
+      ?.pushItems(runId, buildId, environmentFor(group.place), group.items, testsOf, this.results.stepCounts)
+      .catch((error: Error) => error);
+    if (pushed instanceof Error) {
+      for (const item of group.items.filter((i) => testsOf(i).length))
+        result.failed.push({ item: engineItem(item), reason: pushed.message });
+      return;
     }
     await Promise.all(
       group.items.map(async (item) => {
@@ -180,7 +176,7 @@ export class CucumberStudioTarget implements Target {
           });
         try {
           const input = { status: String(item.status), description: item.comment, steps: item.steps, key: String(item.key) };
-          const rest = targets.filter((sid) => !pushed.get(item)?.has(sid));
+          const rest = targets.filter((sid) => !pushed?.get(item)?.has(sid));
           // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
           // otherwise post again beside the item's next send (a second result on that test).
           const posts = await Promise.allSettled(rest.map((sid) => this.results.post(runId, sid, input, buildId)));

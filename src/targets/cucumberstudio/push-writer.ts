@@ -121,9 +121,12 @@ export class PushWriter {
     runId: number,
     buildId: string,
     environment: string,
-    items: ReadonlyArray<{ item: PlanItem; tests: readonly string[] }>,
+    all: readonly PlanItem[],
+    testsOf: (item: PlanItem) => readonly string[],
     stepCounts: ReadonlyMap<string, number>,
   ): Promise<Map<PlanItem, Set<string>>> {
+    const items = all.map((item) => ({ item, tests: testsOf(item) })).filter((i) => i.tests.length);
+    if (!items.length) return new Map();
     const entries = items.flatMap(({ item, tests }) => tests.map((testId) => ({ item, testId })));
     let landed = new Set<string>();
     try {
