@@ -88,9 +88,26 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
   // Xray is opt-in (see xrayOnly): the sandbox's env() names it too, and every other test keeps its exact calls and output.
   const xray = env[XRAY_OPT_IN] === '1';
   delete env[XRAY_OPT_IN];
+  // CucumberStudio's bulk push alike (see withPush): without the mark, results go one post per result as before.
+  const push = env[PUSH_OPT_IN] === '1';
+  delete env[PUSH_OPT_IN];
   return Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && (xray || !e[0].startsWith('XRAY_'))),
+    Object.entries(env).filter(
+      (e): e is [string, string] =>
+        e[1] !== undefined && (xray || !e[0].startsWith('XRAY_')) && (push || e[0] !== 'CUCUMBERSTUDIO_SECRET_TOKEN'),
+    ),
   );
+}
+
+/** Marks an env whose CUCUMBERSTUDIO_SECRET_TOKEN a run keeps (baseEnv drops it otherwise); never passed to the child. */
+const PUSH_OPT_IN = 'PW_TMS_TEST_WITH_PUSH';
+
+/** `env` with CucumberStudio's bulk push on (its secret token kept), plus `extra`. */
+export function withPush(
+  env: Record<string, string | undefined>,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
+  return { ...env, [PUSH_OPT_IN]: '1', ...extra };
 }
 
 /** Marks an env whose XRAY_* vars a run keeps (baseEnv drops them otherwise); never passed to the child. */

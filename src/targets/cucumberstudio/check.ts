@@ -4,6 +4,7 @@ import { asArray, type CucumberStudioClient } from './client';
 import type { CucumberStudioConfig } from './config';
 import type { RunLifecycle } from './run-lifecycle';
 import type { CsStatus } from './statuses';
+import type { PushClient } from './push-client';
 
 /** The `check` command: credentials, project and run, read-only; and the status table in use. */
 export async function checkSettings(
@@ -11,6 +12,7 @@ export async function checkSettings(
   client: CucumberStudioClient,
   lifecycle: RunLifecycle,
   byOutcome: Record<TestRecord['outcome'], CsStatus>,
+  push?: PushClient,
 ): Promise<CheckLine[]> {
   const lines: CheckLine[] = [];
   const step = (fn: () => Promise<string>) => checkStep(lines, fn);
@@ -34,6 +36,12 @@ export async function checkSettings(
         : `test run "${cfg.testRunName}" does not exist yet and will be created`;
     });
   }
+  // Read-only: the token route that lists the project's runs (the push itself is never tried here).
+  if (push)
+    await step(async () => {
+      const runs = await push.runCount();
+      return `project secret token accepted (CUCUMBERSTUDIO_SECRET_TOKEN; ${runs} test runs readable): results go by bulk push`;
+    });
   lines.push({
     ok: true,
     text: `statuses: ${Object.entries(byOutcome)

@@ -6,6 +6,7 @@ import {
   statusMap,
   str,
   url,
+  type Field,
   type FieldsOf,
   type StatusMapOption,
   type Values,
@@ -38,6 +39,26 @@ export interface CucumberStudioOptions {
   rateLimit?: string;
   /** How long to wait for a run's tests to be generated (ms); default 120000. Env `CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS`. */
   snapshotTimeoutMs?: number;
+  /**
+   * The project's secret token (project settings > Test code generation; digits only). With it, results go by bulk
+   * push (one call per batch, matched by test uid) instead of one post per result. Env `CUCUMBERSTUDIO_SECRET_TOKEN`; never printed.
+   */
+  secretToken?: string;
+}
+
+/** The project secret token: digits only (the vendor's CLI refuses anything else), a secret. */
+function secretToken(env: string): Field<string | undefined> {
+  return {
+    env,
+    default: undefined,
+    secret: true,
+    read(value: unknown, problem: (m: string) => void) {
+      const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+      if (text !== undefined && /^\d+$/.test(text)) return text;
+      // Never the value itself: it is a secret, and a wrong one may be a real secret of something else.
+      problem(`the project secret token must be digits only (project settings > Test code generation)`);
+    },
+  };
 }
 
 export const CUCUMBERSTUDIO_DEFAULT_BASE_URL = 'https://studio.cucumberstudio.com';
@@ -59,6 +80,7 @@ const FIELDS = {
   // CucumberStudio counts 200/min per IP and locks out for 60 s past it: pace below the limit.
   rateLimit: rate('CUCUMBERSTUDIO_RATE_LIMIT', { count: 195, windowMs: 60_000 }),
   snapshotTimeoutMs: int('CUCUMBERSTUDIO_SNAPSHOT_TIMEOUT_MS', 0, { default: 120_000 }),
+  secretToken: secretToken('CUCUMBERSTUDIO_SECRET_TOKEN'),
 } satisfies FieldsOf<CucumberStudioOptions>;
 
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */

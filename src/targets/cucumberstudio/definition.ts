@@ -5,6 +5,7 @@ import { annotationValues, tagValues, unique } from '../../shared/mapping';
 import { CucumberStudioClient } from './client';
 import { OPTION_KEYS, cucumberStudioSecrets, readCucumberStudioConfig, type CucumberStudioConfig } from './config';
 import { CucumberStudioTarget, type CsTargetOptions } from './publisher';
+import { PushClient } from './push-client';
 
 /** Lower case: `@CS-712` is a Jira key (project CS), not a scenario. */
 const SCENARIO_TAG = /^@cs-(\d+)$/;
@@ -70,6 +71,8 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
       since: deps.since,
       description: deps.runInfo?.description,
       buildName: deps.runInfo?.buildId,
+      // The token routes share the lane: the service's 200 calls a minute count every call.
+      push: config.secretToken ? new PushClient({ ...config, secretToken: config.secretToken }, lane, deps.send, deps.secrets) : undefined,
     });
   },
 };

@@ -24,6 +24,8 @@ import { toSnapshot } from './snapshots';
 import { EnvironmentBuilds, environmentFor } from './build-place';
 import { checkEnvironments } from './end-check';
 import { checkSettings } from './check';
+import type { PushClient } from './push-client';
+import { batchingFor, PushWriter } from './push-writer';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -39,6 +41,8 @@ export interface CsTargetOptions {
   description?: string;
   /** The CI build this publish belongs to (RunInfo.buildId): the name of the build every result goes into. */
   buildName?: string;
+  /** The token routes, when the project secret token is set: results go by bulk push. */
+  push?: PushClient;
 }
 
 /**
@@ -48,8 +52,8 @@ export interface CsTargetOptions {
  */
 export class CucumberStudioTarget implements Target {
   readonly id = 'cucumberstudio';
-  /** One post per test result whatever the grouping: send as results come. */
-  readonly batching = { maxItems: 50, maxWaitMs: 200, spaced: false };
+  readonly batching: Target['batching'];
+  private readonly pushWriter?: PushWriter;
   private readonly byOutcome: Record<TestRecord['outcome'], CsStatus>;
   private readonly run = new ContainerState('CucumberStudio test run');
   private readonly lifecycle: RunLifecycle;
@@ -71,6 +75,8 @@ export class CucumberStudioTarget implements Target {
     private readonly o: CsTargetOptions = {},
   ) {
     this.byOutcome = resolveCsStatusMap(cfg.statusMap);
+    this.batching = batchingFor(!!o.push);
+    if (o.push) this.pushWriter = new PushWriter(o.push, client, lane, !!o.replay, o.since);
     this.lifecycle = new RunLifecycle(client, lane, o.description ?? 'Published by playwright-tms-reporter');
     this.results = new ResultWriter(client, lane, !!o.replay, o.since);
     this.builds = new EnvironmentBuilds(client, lane, o.buildName ?? `local ${process.pid}`);
@@ -143,6 +149,16 @@ export class CucumberStudioTarget implements Target {
       for (const item of group.items) result.failed.push({ item: engineItem(item), reason: buildId.why });
       return;
     }
+    // Bulk push first (what has a uid); the rest, and what the service did not import, by the per-result path.
+    const testsOf = (item: PlanItem) => (this.lifecycle.absent.has(Number(item.key)) ? [] : (this.bySnapshot.get(Number(item.key)) ?? []));
+    const pushed = await this.pushWriter
+      ?.pushItems(runId, buildId, environmentFor(group.place), group.items, testsOf, this.results.stepCounts)
+      .catch((error: Error) => error);
+    if (pushed instanceof Error) {
+      for (const item of group.items.filter((i) => testsOf(i).length))
+        result.failed.push({ item: engineItem(item), reason: pushed.message });
+      return;
+    }
     await Promise.all(
       group.items.map(async (item) => {
         const scenarioId = Number(item.key);
@@ -160,9 +176,10 @@ export class CucumberStudioTarget implements Target {
           });
         try {
           const input = { status: String(item.status), description: item.comment, steps: item.steps, key: String(item.key) };
+          const rest = targets.filter((sid) => !pushed?.get(item)?.has(sid));
           // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
           // otherwise post again beside the item's next send (a second result on that test).
-          const posts = await Promise.allSettled(targets.map((sid) => this.results.post(runId, sid, input, buildId)));
+          const posts = await Promise.allSettled(rest.map((sid) => this.results.post(runId, sid, input, buildId)));
           const failed = posts.find((p): p is PromiseRejectedResult => p.status === 'rejected');
           if (failed) throw failed.reason;
           this.posted.set(engineItem(item).key, targets);
@@ -188,7 +205,8 @@ export class CucumberStudioTarget implements Target {
 
   /** The dry run's lines: the environment and build each project's results would go to. */
   wouldPublishInto(items: readonly PlanItem[]): string[] {
-    return byPlace(items).map((group) => this.builds.describe(environmentFor(group.place)));
+    const how = this.pushWriter ? ', by bulk push (project secret token)' : '';
+    return byPlace(items).map((group) => this.builds.describe(environmentFor(group.place)) + how);
   }
 
   /** The run in the web app (same site as the API). */
@@ -217,11 +235,11 @@ export class CucumberStudioTarget implements Target {
   }
 
   check(): Promise<CheckLine[]> {
-    return checkSettings(this.cfg, this.client, this.lifecycle, this.byOutcome);
+    return checkSettings(this.cfg, this.client, this.lifecycle, this.byOutcome, this.o.push);
   }
 
   notes(): string[] {
-    return this.results.stepNotes.lines();
+    return [...this.results.stepNotes.lines(), ...(this.pushWriter?.problems ?? [])];
   }
 
   private async freshListing(runId: number, wanted: ReadonlySet<number>): Promise<ListedTest[]> {
@@ -230,6 +248,7 @@ export class CucumberStudioTarget implements Target {
       ...this.o.wait,
     });
     const tests = listedTests(doc);
+    this.pushWriter?.saw(tests);
     for (const t of tests) if (t.stepCount !== undefined) this.results.stepCounts.set(t.id, t.stepCount);
     await this.index.update(tests, wanted);
     return tests;
@@ -246,6 +265,7 @@ export class CucumberStudioTarget implements Target {
     const list = async () =>
       asArray((await this.client.listTestsOnce(runId)).data).map((r) => {
         const snapshot = toSnapshot(r);
+        this.pushWriter?.saw([snapshot]);
         if (snapshot.stepCount !== undefined) this.results.stepCounts.set(snapshot.id, snapshot.stepCount);
         return snapshot;
       });

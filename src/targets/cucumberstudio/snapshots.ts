@@ -8,10 +8,12 @@ export interface Snapshot {
   scenarioId?: number;
   /** Steps of the test (`definition-json.steps`), when the list gives them: what step statuses are padded to. */
   stepCount?: number;
+  /** The data-table row's name (`definition-json.dataset_name`); absent for a scenario without datasets. */
+  datasetName?: string;
 }
 
 export function toSnapshot(r: JsonApiResource): Snapshot {
-  const def = (r.attributes?.['definition-json'] ?? {}) as { scenario_name?: string; steps?: unknown };
+  const def = (r.attributes?.['definition-json'] ?? {}) as { scenario_name?: string; steps?: unknown; dataset_name?: unknown };
   const link = r.relationships?.scenario?.data;
   // Documented lists answer `scenario: {}`; only an identifier object counts as linkage.
   const scenarioId = link && !Array.isArray(link) && /^\d+$/.test(String(link.id)) ? Number(link.id) : undefined;
@@ -20,6 +22,7 @@ export function toSnapshot(r: JsonApiResource): Snapshot {
     scenarioName: String(def.scenario_name ?? r.attributes?.name ?? ''),
     ...(scenarioId === undefined ? {} : { scenarioId }),
     ...(Array.isArray(def.steps) ? { stepCount: def.steps.length } : {}),
+    ...(typeof def.dataset_name === 'string' && def.dataset_name !== '' ? { datasetName: def.dataset_name } : {}),
   };
 }
 

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox';
+import path from 'node:path';
+import { allFileText, baseEnv, csRun, csRuns, exec, REPO, runPlaywright, testSandbox, withPush } from './harness';
+
+/**
+ * CucumberStudio's bulk push (the project secret token set): results go by `import_test_results` matched by uid,
+ * exact in the CI build's build; a test whose scenario name is not unique in the run goes by the per-result path.
+ */
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/**
+ * 1 passes, 2 fails at its second step, 3 is skipped, 4 is flaky (fails once, passes on retry), 7 and 8 have
+ * datasets (every row gets the result), 11 and 12 share the name "Checkout works" (per-result path), 5 fails after
+ * its steps (no step failed: the report says it with a hook).
+ */
+const files = {
+  'p.spec.ts': `import { test } from '@playwright/test';
+test('s1', { tag: '@cs-1' }, async () => { await test.step('a', () => {}); await test.step('b', () => {}); await test.step('c', () => {}); });
+test('s2', { tag: '@cs-2' }, async () => {
+  await test.step('a', () => {});
+  await test.step('b', () => { throw new Error('boom at step b'); });
+});
+test('s3', { tag: '@cs-3' }, () => { test.skip(); });
+test('s4', { tag: '@cs-4' }, ({}, info) => { if (info.retry === 0) throw new Error('first try'); });
+test('s5', { tag: '@cs-5' }, async () => { await test.step('a', () => {}); throw new Error('after the steps'); });
+test('s7', { tag: '@cs-7' }, () => {});
+test('s8', { tag: '@cs-8' }, () => { throw new Error('eight fails'); });
+test('s11', { tag: '@cs-11' }, () => {});
+test('s12', { tag: '@cs-12' }, () => { throw new Error('twelve fails'); });`,
+};
+
+const env = (name: string, extra: Record<string, string> = {}) =>
+  withPush({
+    ...Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_'))),
+    CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+    PW_TMS_BUILD: 'ci push',
+    ...extra,
+  });
+
+type Result = { status: string; description: string; statusAuthor: string; buildId: number | null; stepStatuses?: string[] };
+
+/** scenario id -> per test (dataset rows in order): every result it holds. */
+function resultsOf(name: string): Record<number, Result[][]> {
+  const out: Record<number, Result[][]> = {};
+  for (const s of csRun(sandbox, name).snapshots) (out[s.scenarioId] ??= []).push(s.results as Result[]);
+  return out;
+}
+
+for (const failureText of ['drop', 'carry'] as const)
+  it(`every outcome exact in the build by bulk push (pushFailureText ${failureText}), far fewer calls than results`, async () => {
+    sandbox.configure('cucumberstudio', { pushFailureText: failureText });
+    const name = `push ${failureText}`;
+    const start = sandbox.log().length;
+    const run = await runPlaywright({ files, env: env(name), retries: 1 });
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 9, errors: [], verify: { ok: true } });
+    const r = resultsOf(name);
+    // Exactly one result per test, all in one build.
+    for (const tests of Object.values(r)) for (const results of tests) expect(results.length).toBe(1);
+    const one = (id: number, row = 0) => r[id][row][0];
+    expect(new Set(Object.values(r).flatMap((t) => t.map((x) => x[0].buildId))).size).toBe(1);
+    expect([1, 2, 3, 4, 5].map((id) => one(id).status)).toEqual(['passed', 'failed', 'skipped', 'passed', 'failed']);
+    // Pushed (author import_test_results) except the two tests whose name is shared: per result.
+    expect([1, 2, 3, 4, 5, 7, 8].map((id) => one(id).statusAuthor)).toEqual(Array(7).fill('import_test_results'));
+    expect([11, 12].map((id) => [one(id).statusAuthor, one(id).status])).toEqual([
+      ['playwright-tms-reporter', 'passed'],
+      ['playwright-tms-reporter', 'failed'],
+    ]);
+    expect(one(12).description).toContain('twelve fails');
+    // Step statuses as the per-result path sends them (3 steps each).
+    expect(one(1).stepStatuses).toEqual(['passed', 'passed', 'passed']);
+    expect(one(2).stepStatuses).toEqual(['passed', 'failed', 'skipped']);
+    // Failure texts: carried by the push or set afterwards (#85), either way on the result.
+    expect(one(2).description).toContain('boom at step b');
+    expect(one(5).description).toContain('after the steps');
+    expect(r[8].map((t) => t[0].description)).toEqual([expect.stringContaining('eight fails'), expect.stringContaining('eight fails')]);
+    expect(r[7].map((t) => t[0].status)).toEqual(['passed', 'passed']);
+    expect(r[8].map((t) => t[0].status)).toEqual(['failed', 'failed']);
+    // The call count: pushes, not one post per result.
+    const log = sandbox.log().slice(start);
+    const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
+    const posts = log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results')).length;
+    // A batch goes at 500 results or after 5 s: how many pushes depends on how long the tests take (see the 60-test run).
+    expect(pushes).toBeGreaterThanOrEqual(1);
+    expect(pushes).toBeLessThan(9);
+    expect(posts).toBe(2); // 11 and 12 only
+    const patches = log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length;
+    expect(patches).toBe(failureText === 'drop' ? 4 : 0); // 2, 5 and 8's two rows
+    // The token never shows: not in the output, not in the files the run wrote.
+    const token = sandbox.env().CUCUMBERSTUDIO_SECRET_TOKEN!;
+    expect(run.output).not.toContain(token);
+    expect(allFileText(run.dir)).not.toContain(token);
+  });
+
+it('a wrong token: one clear line, results still exact by the per-result path; a non-numeric one is refused by name', async () => {
+  const name = 'push wrong token';
+  const run = await runPlaywright({ files, env: env(name, { CUCUMBERSTUDIO_SECRET_TOKEN: '12345' }), retries: 1 });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 9, errors: [] });
+  expect(run.output).toContain('refused the project secret token');
+  for (const tests of Object.values(resultsOf(name)))
+    for (const results of tests) expect(results.map((x) => x.statusAuthor)).toEqual(['playwright-tms-reporter']);
+  const bad = await runPlaywright({ files, env: env('push bad token', { CUCUMBERSTUDIO_SECRET_TOKEN: 'abc123' }) });
+  expect(bad.output).toContain('cucumberstudio.secretToken');
+  expect(bad.output).toContain('CUCUMBERSTUDIO_SECRET_TOKEN');
+  expect(bad.output).not.toContain('abc123');
+});
+
+it('check reads the token read-only (the publication route); a dry run says "bulk push"', async () => {
+  const start = sandbox.log().length;
+  const check = (token: string) =>
+    exec(
+      process.execPath,
+      [path.join(REPO, 'bin/playwright-tms-reporter.js'), 'check'],
+      REPO,
+      baseEnv(env('push check', { CUCUMBERSTUDIO_SECRET_TOKEN: token })),
+      60_000,
+    );
+  const ok = await check(sandbox.env().CUCUMBERSTUDIO_SECRET_TOKEN!);
+  expect(ok.exitCode, ok.output).toBe(0);
+  expect(ok.output).toContain('project secret token accepted');
+  const wrong = await check('999');
+  expect(wrong.exitCode).not.toBe(0);
+  expect(wrong.output).toContain('refused the project secret token');
+  expect(wrong.output).not.toContain('/999/');
+  const tokenCalls = sandbox
+    .log()
+    .slice(start)
+    .filter((e) => /^\/(publication|import_test_results)\//.test(e.target));
+  // Read-only: one read of the runs per check, nothing pushed.
+  expect(tokenCalls.map((e) => `${e.method} ${e.target.split('/').slice(0, 2).join('/')}`)).toEqual(Array(2).fill('GET /publication'));
+  const dry = await runPlaywright({ files, env: env('push dry', { PW_TMS_DRY_RUN: '1' }) });
+  expect(dry.output).toContain('by bulk push');
+  expect(csRuns(sandbox, 'push dry')).toEqual([]);
+});
+
+it('worst wins across two pushing processes of one CI build: the later pass does not hide the earlier failure', async () => {
+  const name = 'push worst wins';
+  const both = {
+    'w.spec.ts': `import { test } from '@playwright/test';
+for (const id of [31, 32])
+  test('s' + id, { tag: '@cs-' + id }, () => { if (process.env.FAIL === String(id)) throw new Error('fails in ' + process.env.SIDE); });`,
+  };
+  const a = await runPlaywright({ files: both, env: env(name, { PW_TMS_BUILD: 'ci worst', FAIL: '31', SIDE: 'A' }) });
+  expect(a.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [], verify: { ok: true } });
+  const b = await runPlaywright({ files: both, env: env(name, { PW_TMS_BUILD: 'ci worst', FAIL: '', SIDE: 'B' }) });
+  expect(b.summary!.targets.cucumberstudio).toMatchObject({ published: 2, errors: [], verify: { ok: true } });
+  const r = resultsOf(name);
+  // 31: A's failure, B's pass, then A's failure again on top (the one correction); 32: one pass per process.
+  expect(r[31][0].map((x) => x.status)).toEqual(['failed', 'passed', 'failed']);
+  expect(r[31][0].at(-1)!.description).toContain('fails in A');
+  expect(r[32][0].map((x) => x.status)).toEqual(['passed', 'passed']);
+});
+
+it('60 results: a handful of pushes, no post per result', async () => {
+  const name = 'push sixty';
+  sandbox.configure('cucumberstudio', { pushFailureText: 'drop' });
+  const many = {
+    'm.spec.ts': `import { test } from '@playwright/test';
+for (let id = 100; id < 160; id++) test('s' + id, { tag: '@cs-' + id }, () => { if (id % 10 === 0) throw new Error('fails ' + id); });`,
+  };
+  const start = sandbox.log().length;
+  const run = await runPlaywright({ files: many, env: env(name) });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 60, errors: [], verify: { ok: true } });
+  const r = resultsOf(name);
+  for (let id = 100; id < 160; id++)
+    expect(r[id][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual([`import_test_results ${id % 10 === 0 ? 'failed' : 'passed'}`]);
+  const log = sandbox.log().slice(start);
+  const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
+  // 60 tests run in a few seconds: at most a batch per 5 s of them, far from 60 posts.
+  expect(pushes).toBeLessThanOrEqual(6);
+  expect(log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results'))).toEqual([]);
+  // One read of the uids (the run's tests were final before the first push), one description per failed test.
+  expect(log.filter((e) => e.target.includes('/publication/')).length).toBe(1);
+  expect(log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length).toBe(6);
+});
