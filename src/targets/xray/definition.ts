@@ -4,6 +4,7 @@ import { jiraKeysOf, jiraNotKeys } from '../jira-keys';
 import { XrayClient } from './client';
 import { OPTION_KEYS, readXrayConfig, xraySecrets, type XrayConfig } from './config';
 import { XrayTarget } from './publisher';
+import { READ_BACK } from './read-back';
 
 /** Xray Cloud: Jira Test issues by key (`@PROJ-1` or an `xray` annotation) in a Test Execution. */
 export const xray: TargetDefinition<XrayConfig> = {
@@ -29,7 +30,13 @@ export const xray: TargetDefinition<XrayConfig> = {
     containerId: c.testExecutionKey,
   }),
   create(config, deps) {
-    const lane = openLane(deps, { name: 'Xray', concurrency: 4, rateLimit: xrayPacing(config, deps.processes ?? 1) });
+    const lane = openLane(deps, {
+      name: 'Xray',
+      concurrency: 4,
+      rateLimit: xrayPacing(config, deps.processes ?? 1),
+      // The read-back checks statuses already sent: waiting statuses go first (the end reads what it could not).
+      priorityOf: (label) => (label === READ_BACK ? 'text' : 'status'),
+    });
     const client = new XrayClient(config, lane, deps.send, deps.secrets);
     return new XrayTarget(config, client, lane, { runInfo: deps.runInfo, replay: deps.replay, signal: deps.deadline?.expired });
   },
