@@ -4,7 +4,9 @@ import { RequestLane } from '../../src/kit/lane';
 import type { PlanItem } from '../../src/shared/model';
 import { XrayClient } from '../../src/targets/xray/client';
 import type { XrayConfig } from '../../src/targets/xray/config';
+import { xrayPriority } from '../../src/targets/xray/definition';
 import { XrayTarget } from '../../src/targets/xray/publisher';
+import { READ_BACK } from '../../src/targets/xray/read-back';
 import { CREDENTIALS, startXray, type XrayHarness } from './sandbox-xray-helpers';
 
 /**
@@ -74,4 +76,17 @@ it('after the first reads, only the last batch and a key sent again are read; a 
   expect(reads() - before).toBe(2);
   expect(report.ok).toBe(false);
   expect(report.details).toEqual(['XT-7: Test Execution ' + execution.key + ' holds TODO, expected BOGUS']);
+});
+
+it('in the lane, a read-back asked before an import goes after it (statuses first)', async () => {
+  const lane = new RequestLane({ name: 'Xray', concurrency: 1, rateLimit: null, priorityOf: xrayPriority });
+  let free!: () => void;
+  const busy = lane.send('import', () => new Promise<void>((r) => (free = r)));
+  await until(() => lane.stats.calls === 1);
+  const order: string[] = [];
+  const read = lane.send(READ_BACK, async () => void order.push(READ_BACK));
+  const status = lane.send('import', async () => void order.push('import'));
+  free();
+  await Promise.all([busy, read, status]);
+  expect(order).toEqual(['import', READ_BACK]);
 });

@@ -1,3 +1,4 @@
+import type { CallPriority } from '../../kit/lane';
 import { openLane } from '../../kit/lanes';
 import type { TargetDefinition } from '../../kit/target';
 import { jiraKeysOf, jiraNotKeys } from '../jira-keys';
@@ -34,8 +35,7 @@ export const xray: TargetDefinition<XrayConfig> = {
       name: 'Xray',
       concurrency: 4,
       rateLimit: xrayPacing(config, deps.processes ?? 1),
-      // The read-back checks statuses already sent: waiting statuses go first (the end reads what it could not).
-      priorityOf: (label) => (label === READ_BACK ? 'text' : 'status'),
+      priorityOf: xrayPriority,
     });
     const client = new XrayClient(config, lane, deps.send, deps.secrets);
     return new XrayTarget(config, client, lane, { runInfo: deps.runInfo, replay: deps.replay, signal: deps.deadline?.expired });
@@ -50,3 +50,6 @@ export function xrayPacing(config: XrayConfig, processes: number): { count: numb
   if (config.rateLimit !== undefined) return config.rateLimit;
   return { count: Math.max(1, Math.floor(290 / Math.max(1, processes))), windowMs: 300_000 };
 }
+
+/** The read-back checks statuses already sent: waiting statuses go first (the end reads what it could not). */
+export const xrayPriority = (label: string): CallPriority => (label === READ_BACK ? 'text' : 'status');
