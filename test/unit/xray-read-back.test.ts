@@ -90,3 +90,27 @@ it('in the lane, a read-back asked before an import goes after it (statuses firs
   await Promise.all([busy, read, status]);
   expect(order).toEqual(['import', READ_BACK]);
 });
+
+it('a read-back that fails mid-run leaves its keys to the end, which reads them', async () => {
+  let cut = 1;
+  const lane = new RequestLane({ name: 'Xray', concurrency: 4, rateLimit: null });
+  const client = new XrayClient(
+    { baseUrl: h.base, clientId: CREDENTIALS.client_id, clientSecret: CREDENTIALS.client_secret },
+    lane,
+    async (service, req) => {
+      if (typeof req.body === 'string' && req.body.includes('getTestRuns') && cut-- > 0) throw new Error('the read is cut');
+      return http.send(service, req);
+    },
+    [],
+  );
+  const cfg = { ...CREDENTIALS, baseUrl: h.base, projectKey: 'XT', testExecutionSummary: 'read-back cut' } as unknown as XrayConfig;
+  const target = new XrayTarget(cfg, client, lane);
+  await target.begin({ knownKeys: range(1, 150).map((i) => i.key) });
+  expect((await target.publish(range(1, 100))).done).toHaveLength(100);
+  await until(() => cut < 0 || lane.stats.byLabel.readBack === 1);
+  expect((await target.publish(range(101, 150, 'FAILED'))).done).toHaveLength(50);
+  const report = await target.verify([...range(1, 100), ...range(101, 150, 'FAILED')]);
+  expect(report).toMatchObject({ ok: true });
+  // The cut read, the last batch's read, and the end's read of the first batch's keys.
+  expect(lane.stats.byLabel.readBack).toBe(3);
+});
