@@ -83,7 +83,8 @@ export async function tests(client: XrayClient, keys: readonly string[]): Promis
  * those `atLeast` runs fill at once (the caller knows how many it sent), then the rest of the total the first
  * page tells; the lane's slots and pacing window decide how many go at a time. A page shorter than asked (runs
  * added or removed meanwhile, a server with a smaller page) is followed one page after another from its end; a
- * Test has one run in an execution, so a run seen twice counts once.
+ * Test has one run in an execution, so a run seen twice counts once. `label`: the lane's (the read-back's go behind
+ * statuses, definition.ts).
  */
 export async function runs(
   client: XrayClient,
