@@ -1,9 +1,11 @@
+import type { CallPriority } from '../../kit/lane';
 import { openLane } from '../../kit/lanes';
 import type { TargetDefinition } from '../../kit/target';
 import { jiraKeysOf, jiraNotKeys } from '../jira-keys';
 import { XrayClient } from './client';
 import { OPTION_KEYS, readXrayConfig, xraySecrets, type XrayConfig } from './config';
 import { XrayTarget } from './publisher';
+import { READ_BACK } from './read-back';
 
 /** Xray Cloud: Jira Test issues by key (`@PROJ-1` or an `xray` annotation) in a Test Execution. */
 export const xray: TargetDefinition<XrayConfig> = {
@@ -29,7 +31,12 @@ export const xray: TargetDefinition<XrayConfig> = {
     containerId: c.testExecutionKey,
   }),
   create(config, deps) {
-    const lane = openLane(deps, { name: 'Xray', concurrency: 4, rateLimit: xrayPacing(config, deps.processes ?? 1) });
+    const lane = openLane(deps, {
+      name: 'Xray',
+      concurrency: 4,
+      rateLimit: xrayPacing(config, deps.processes ?? 1),
+      priorityOf: xrayPriority,
+    });
     const client = new XrayClient(config, lane, deps.send, deps.secrets);
     return new XrayTarget(config, client, lane, { runInfo: deps.runInfo, replay: deps.replay, signal: deps.deadline?.expired });
   },
@@ -43,3 +50,6 @@ export function xrayPacing(config: XrayConfig, processes: number): { count: numb
   if (config.rateLimit !== undefined) return config.rateLimit;
   return { count: Math.max(1, Math.floor(290 / Math.max(1, processes))), windowMs: 300_000 };
 }
+
+/** The read-back checks statuses already sent: waiting statuses go first (the end reads what it could not). */
+export const xrayPriority = (label: string): CallPriority => (label === READ_BACK ? 'text' : 'status');

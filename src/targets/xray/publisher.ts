@@ -5,14 +5,16 @@ import type { RequestLane } from '../../kit/lane';
 import { byPlace, type PlaceGroup } from '../../kit/places';
 import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, Target, UploadFile } from '../../kit/target';
 import type { RunInfo } from '../../shared/options';
-import { GraphQLCallError, type XrayClient } from './client';
+import type { XrayClient } from './client';
 import type { XrayConfig } from './config';
 import { environmentsFor, ExecutionPlaces } from './execution-places';
-import { runs, statuses, tests, PAGE, type ExecutionRef, type RunRef } from './queries';
+import { runs, statuses, PAGE, type ExecutionRef, type RunRef } from './queries';
 import { chunks, INLINE_EVIDENCE, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
 import { checkXray } from './check';
 import { attachEvidence } from './evidence';
+import { ReadBack, type ReadKey } from './read-back';
+import { TestIds } from './test-ids';
 
 export interface XrayTargetOptions {
   runInfo?: RunInfo;
@@ -39,10 +41,12 @@ export class XrayTarget implements Target {
   /** The execution per place: merge mode's one, or one per Playwright project (split mode). */
   private readonly executions: ExecutionPlaces;
   /** Key -> Test issue id; null: not a Test (or no such issue). */
-  private readonly ids = new Map<string, string | null>();
+  private readonly ids: TestIds;
   /** What the execution should hold per key after this process: what it sent, or the worse result it left. */
   private readonly expected = new Map<string, string>();
   private kept = 0;
+  /** The runs of confirmed imports, read while the tests run (read-back.ts): the end reads only the rest. */
+  private readonly readBack: ReadBack;
 
   constructor(
     private readonly cfg: XrayConfig,
@@ -50,6 +54,8 @@ export class XrayTarget implements Target {
     private readonly lane: RequestLane,
     private readonly o: XrayTargetOptions = {},
   ) {
+    this.readBack = new ReadBack(client);
+    this.ids = new TestIds(client);
     this.executions = new ExecutionPlaces(cfg, client, lane, { description: o.runInfo?.description, signal: o.signal });
   }
 
@@ -75,7 +81,7 @@ export class XrayTarget implements Target {
     }
     // Keys known before the tests run are mapped to Tests meanwhile, so the batches carry imports only.
     const keys = knownKeys.map((k) => unplaced(k).key);
-    if (keys.length) this.container.prepareInBackground(() => this.mapKeys(keys));
+    if (keys.length) this.container.prepareInBackground(() => this.ids.map(keys));
     return this.container.begun();
   }
 
@@ -96,7 +102,7 @@ export class XrayTarget implements Target {
     await this.container.preparation();
     const result: PublishResult = { done: [], failed: [] };
     try {
-      await this.mapKeys(items.map((i) => unplaced(i.key).key));
+      await this.ids.map(items.map((i) => unplaced(i.key).key));
     } catch (error) {
       for (const item of items) result.failed.push({ item, reason: (error as Error).message });
       return result;
@@ -157,9 +163,16 @@ export class XrayTarget implements Target {
           if (mayHaveApplied) withFiles = false;
           return { testExecutionKey: execution.key, ...info, tests: chunk.map((e) => (withFiles ? e.result : e.bare)) };
         };
+        for (const e of chunk) this.readBack.sending(engine(e.item).key);
         try {
           await this.client.importExecution(body);
           for (const e of chunk) this.expected.set(engine(e.item).key, String(e.item.status));
+          // A local run's runs are read back now, behind its statuses in the lane; a build's wait for the end.
+          if (!this.shared)
+            this.readBack.confirmed(
+              execution,
+              chunk.map((e) => this.readKey(engine(e.item).key, e.item.key)),
+            );
           if (withFiles)
             for (const e of chunk) for (const f of e.carried) (result.carried ??= []).push({ item: engine(e.item), fileName: f.fileName });
           confirmed(chunk.map((e) => e.item));
@@ -178,7 +191,7 @@ export class XrayTarget implements Target {
     this.container.require();
     const { key, place } = unplaced(item.key);
     const execution = await this.executions.of(place);
-    await this.mapKeys([key]);
+    await this.ids.map([key]);
     const testIssueId = this.ids.get(key);
     if (!testIssueId) throw new Error(`${key} is not a Test in Xray: its files have no run to go to`);
     return attachEvidence(this.client, this.lane, { execution, testIssueId, testKey: key }, file);
@@ -202,11 +215,14 @@ export class XrayTarget implements Target {
   }
 
   /**
-   * Reads every run of each execution used back (paged by 100) and compares each key's status with what it should
-   * hold. Split mode: one report, each line naming its execution and project.
+   * Compares each sent key's run with what it should hold: read during the run after its last send (a local run,
+   * read-back.ts), else read now (100 Test ids a call, together). Split mode: one report, each line naming its
+   * execution and project.
    */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
     this.container.require();
+    await this.readBack.settled();
+    await this.ids.map(sent.map((i) => unplaced(i.key).key));
     const details: string[] = [];
     const held: string[] = [];
     const split: ExecutionRef[] = [];
@@ -217,11 +233,14 @@ export class XrayTarget implements Target {
         group.place === undefined
           ? `Test Execution ${execution.key}`
           : `Test Execution ${execution.key} (${group.place || 'unnamed project'})`;
-      // The runs it sent are there at least: their pages are asked at once, with the first.
-      const runsHeld = new Map((await runs(this.client, execution.issueId, undefined, group.items.length)).map((r) => [r.testKey, r]));
+      const key = (item: PlanItem) => group.original.get(item)!.key;
+      const runsHeld = await this.readBack.held(
+        execution,
+        group.items.map((item) => this.readKey(key(item), item.key)),
+      );
       for (const item of group.items) {
-        const want = this.expected.get(group.original.get(item)!.key) ?? String(item.status);
-        const got = runsHeld.get(item.key)?.status;
+        const want = this.expected.get(key(item)) ?? String(item.status);
+        const got = runsHeld.get(key(item));
         if (got !== want) details.push(`${item.key}: ${where} holds ${got ?? 'no run'}, expected ${want}`);
       }
       held.push(`${where} holds the ${group.items.length} published results`);
@@ -237,23 +256,14 @@ export class XrayTarget implements Target {
     return checkXray(this.cfg, this.client);
   }
 
-  /** Keys not mapped yet -> Test issue ids, 100 per call. A JQL Xray refuses (one bad key) is split to find the key. */
-  private async mapKeys(keys: readonly string[]): Promise<void> {
-    const unknown = [...new Set(keys)].filter((k) => !this.ids.has(k));
-    for (let i = 0; i < unknown.length; i += PAGE) await this.mapChunk(unknown.slice(i, i + PAGE));
+  /** Another process may write these keys too (a CI build, a replay): worst wins, and only the end sees what stayed. */
+  private get shared(): boolean {
+    const buildId = this.o.runInfo?.buildId;
+    return !!buildId && (this.o.replay === true || !buildId.startsWith('local '));
   }
 
-  private async mapChunk(keys: string[]): Promise<void> {
-    try {
-      const found = new Map((await tests(this.client, keys)).map((t) => [t.key, t.issueId]));
-      for (const k of keys) this.ids.set(k, found.get(k) ?? null);
-    } catch (error) {
-      if (!(error instanceof GraphQLCallError)) throw error;
-      if (keys.length === 1) return void this.ids.set(keys[0], null);
-      const half = Math.ceil(keys.length / 2);
-      await this.mapChunk(keys.slice(0, half));
-      await this.mapChunk(keys.slice(half));
-    }
+  private readKey(key: string, testKey: string): ReadKey {
+    return { key, testKey, testIssueId: this.ids.get(testKey)! };
   }
 
   /**
@@ -268,8 +278,7 @@ export class XrayTarget implements Target {
     confirmed: (items: readonly PlanItem[]) => void,
   ): Promise<PlanItem[]> {
     const buildId = this.o.runInfo?.buildId;
-    const shared = !!buildId && (this.o.replay === true || !buildId.startsWith('local '));
-    if (!shared || !items.length) return items;
+    if (!buildId || !this.shared || !items.length) return items;
     const held = new Map<string, RunRef>();
     for (let i = 0; i < items.length; i += PAGE) {
       const ids = items.slice(i, i + PAGE).map((item) => this.ids.get(item.key)!);

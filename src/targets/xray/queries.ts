@@ -83,12 +83,19 @@ export async function tests(client: XrayClient, keys: readonly string[]): Promis
  * those `atLeast` runs fill at once (the caller knows how many it sent), then the rest of the total the first
  * page tells; the lane's slots and pacing window decide how many go at a time. A page shorter than asked (runs
  * added or removed meanwhile, a server with a smaller page) is followed one page after another from its end; a
- * Test has one run in an execution, so a run seen twice counts once.
+ * Test has one run in an execution, so a run seen twice counts once. `label`: the lane's (the read-back's go behind
+ * statuses, definition.ts).
  */
-export async function runs(client: XrayClient, execIssueId: string, testIssueIds?: readonly string[], atLeast = 0): Promise<RunRef[]> {
+export async function runs(
+  client: XrayClient,
+  execIssueId: string,
+  testIssueIds?: readonly string[],
+  atLeast = 0,
+  label = 'getTestRuns',
+): Promise<RunRef[]> {
   const found = new Map<string, RunRef>();
   const read = async (starts: number[]) => {
-    const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start)));
+    const pages = await Promise.all(starts.map((start) => runsPage(client, execIssueId, testIssueIds, start, label)));
     for (const page of pages) for (const r of page.runs) found.set(`${r.testIssueId} ${r.testKey}`, r);
     return pages.map((page, i) => ({ ...page, start: starts[i] }));
   };
@@ -111,6 +118,7 @@ async function runsPage(
   execIssueId: string,
   testIssueIds: readonly string[] | undefined,
   start: number,
+  label: string,
 ): Promise<{ total: number; runs: RunRef[] }> {
   const data = await client.graphql<{
     getTestRuns: Page<{
@@ -120,7 +128,7 @@ async function runsPage(
       evidence?: Array<{ filename: string }>;
     }>;
   }>(
-    'getTestRuns',
+    label,
     'query($e: [String], $t: [String], $limit: Int!, $start: Int) { getTestRuns(testExecIssueIds: $e, testIssueIds: $t, limit: $limit, start: $start) { total start results { status { name } comment test { issueId jira(fields: ["key"]) } evidence { filename } } } }',
     { e: [execIssueId], t: testIssueIds ? [...testIssueIds] : null, limit: PAGE, start },
   );
