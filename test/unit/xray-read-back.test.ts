@@ -78,17 +78,19 @@ it('after the first reads, only the last batch and a key sent again are read; a 
   expect(report.details).toEqual(['XT-7: Test Execution ' + execution.key + ' holds TODO, expected BOGUS']);
 });
 
-it('in the lane, a read-back asked before an import goes after it (statuses first)', async () => {
+it('in the lane, a read-back and evidence asked before an import go after it (statuses first, files last)', async () => {
   const lane = new RequestLane({ name: 'Xray', concurrency: 1, rateLimit: null, priorityOf: xrayPriority });
   let free!: () => void;
   const busy = lane.send('import', () => new Promise<void>((r) => (free = r)));
   await until(() => lane.stats.calls === 1);
   const order: string[] = [];
+  const evidence = lane.send('addEvidenceToTestRun', async () => void order.push('evidence'));
   const read = lane.send(READ_BACK, async () => void order.push(READ_BACK));
   const status = lane.send('import', async () => void order.push('import'));
   free();
-  await Promise.all([busy, read, status]);
-  expect(order).toEqual(['import', READ_BACK]);
+  await Promise.all([busy, evidence, read, status]);
+  // Evidence asked first still goes last: files trail statuses and their read-back.
+  expect(order).toEqual(['import', READ_BACK, 'evidence']);
 });
 
 it('a read-back that fails mid-run leaves its keys to the end, which reads them', async () => {

@@ -51,5 +51,9 @@ export function xrayPacing(config: XrayConfig, processes: number): { count: numb
   return { count: Math.max(1, Math.floor(290 / Math.max(1, processes))), windowMs: 300_000 };
 }
 
-/** The read-back checks statuses already sent: waiting statuses go first (the end reads what it could not). */
-export const xrayPriority = (label: string): CallPriority => (label === READ_BACK ? 'text' : 'status');
+/**
+ * Statuses first: the read-back checks statuses already sent (the end reads what it could not), and evidence
+ * (a run's look-up, then its files) trails every waiting import, as the other services' uploads do.
+ */
+const EVIDENCE = new Set(['getTestRun', 'addEvidenceToTestRun']);
+export const xrayPriority = (label: string): CallPriority => (label === READ_BACK ? 'text' : EVIDENCE.has(label) ? 'file' : 'status');
