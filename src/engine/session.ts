@@ -97,7 +97,7 @@ export class TargetSession {
         this.phase = 'streaming';
         this.statuses = statuses;
         this.stream = new ResultStream({
-          batching: this.target.batching,
+          batching: this.o.batchWaitMs === undefined ? this.target.batching : { ...this.target.batching, maxWaitMs: this.o.batchWaitMs },
           preparation: this.preparation,
           publish: async (items) => this.ledger.refuse(await this.target.publish(items, (done) => this.ledger.confirm(done))),
           onDone: (items) => this.ledger.confirm(items),
