@@ -16,7 +16,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses, type RunResult } from './harness';
 import { gatedTest, quickTest, startLiveRun, until, type LiveRun } from './live-run';
-import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -57,8 +56,7 @@ const SUITE = {
 
 /**
  * How long each service sits on a request in the `in flight` case: long enough to kill the sender meanwhile.
- * CucumberStudio's is longer: with the product's batching windows (200 ms vs 3 s) its batch went out ~3 s before
- * Zephyr's; the runs here give both 200 ms (PW_TMS_TEST_BATCH_WAIT_MS), and the 8 s stay as margin.
+ * CucumberStudio's is longer: its batch goes out ~3 s before Zephyr's (batching windows 200 ms vs 3 s).
  */
 const IN_FLIGHT_MS: Record<string, number> = { zephyr: 3_000, cucumberstudio: 8_000 };
 const PASS = 1;
@@ -139,13 +137,7 @@ function inFlight(service: string): number {
  * Returns the run and the titles of C's tests that started.
  */
 async function runUntilMidway(name: string, b: 'streamed' | 'held' | 'in flight'): Promise<{ run: LiveRun; startedC: string[] }> {
-  // Groups A and B are waited for in the services, not for Zephyr's 3 s batching window (twice per run).
-  const run = startLiveRun(SUITE, {
-    ...sandbox.env(),
-    ZEPHYR_CYCLE_NAME: name,
-    CUCUMBERSTUDIO_TEST_RUN_NAME: name,
-    [TEST_BATCH_WAIT_ENV]: '200',
-  });
+  const run = startLiveRun(SUITE, { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
   runs.push(run);
   await until('both workers on group B', () => GROUP('b').every((t) => run.started().includes(t)));
   await until('group A streamed to both services', () => {
