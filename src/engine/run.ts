@@ -38,6 +38,8 @@ export interface PublishRunOptions {
   /** How long results journaled during the run wait to be offered to the targets together (ms); see OFFER_EVERY_MS. */
   offerEveryMs?: number;
   quietEndMs?: number;
+  /** The stream's batching window, for every target (tests shorten Zephyr's 3 s); each target's own when absent. */
+  batchWaitMs?: number;
 }
 
 /** Waits for `work`, or `ms` at most (no bound when `ms` is not finite). */
@@ -137,6 +139,7 @@ export class PublishRun {
         replay: !!o.journal,
         sharedBuild: !buildId.startsWith('local '),
         endInMs: () => this.estimate?.msLeft() ?? Infinity,
+        batchWaitMs: o.batchWaitMs,
         reachability,
       });
     });

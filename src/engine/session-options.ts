@@ -20,6 +20,8 @@ export interface SessionOptions {
   sharedBuild?: boolean;
   /** Estimated ms until the last test finishes (Infinity when unknown), for the stream's batches. */
   endInMs?: () => number;
+  /** Tests: no stream batch waits longer than this for more results (the target's own `maxWaitMs` otherwise). */
+  batchWaitMs?: number;
   secrets?: readonly string[];
   /** Whether the service is given up for this run (no answer): the end then stops sending and says why. */
   reachability?: Reachability;

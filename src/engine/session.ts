@@ -100,7 +100,7 @@ export class TargetSession {
         this.phase = 'streaming';
         this.statuses = statuses;
         this.stream = new ResultStream({
-          batching: this.target.batching,
+          batching: this.o.batchWaitMs === undefined ? this.target.batching : { ...this.target.batching, maxWaitMs: this.o.batchWaitMs },
           preparation: this.preparation,
           publish: async (items) =>
             this.ledger.refuse(await publishCall(this.target, this.uploads, items, (done) => this.ledger.confirm(done))),

@@ -10,7 +10,7 @@ import type { RunSummary, TestRecord } from '../shared/model';
 import { createPrinter, type Printer } from '../shared/output';
 import { StopSignals } from './stop-signals';
 import { notRunKeys, placeOf } from './test-records';
-import { testBackoff } from './test-knobs';
+import { testBackoff, testBatchWait, testProgress } from './test-knobs';
 import { TARGETS, type TmsReporterOptions } from '../targets';
 
 /**
@@ -82,7 +82,14 @@ export default class TmsReporter implements Reporter {
       const tests = suite.allTests();
       // An empty shard must not create an empty cycle / test run; onEnd says why there was nothing.
       if ((this.empty = tests.length === 0)) return;
-      this.run = new PublishRun(c, { printer: this.printer, shard: config.shard, stop: this.stop.signal, deps: testBackoff(this.env) });
+      this.run = new PublishRun(c, {
+        printer: this.printer,
+        shard: config.shard,
+        stop: this.stop.signal,
+        deps: testBackoff(this.env),
+        ...testProgress(this.env),
+        ...testBatchWait(this.env),
+      });
       this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources), ...placeOf(t, c.projects) })));
     });
   }

@@ -13,3 +13,28 @@ export function testBackoff(env: NodeJS.ProcessEnv): { lane: Partial<LaneOptions
   const ms = Number(env[TEST_BACKOFF_ENV]);
   return ms > 0 ? { lane: { backoff: { baseMs: ms, maxMs: ms, factor: 1 } } } : undefined;
 }
+
+/**
+ * A test knob like TEST_BACKOFF_ENV: the end of the run prints its first progress line after this many ms (and one
+ * every this many ms after), not 10 s in. A test that must act while the end is sending (a Ctrl+C during it)
+ * waits for that line, not for the product's cadence.
+ */
+export const TEST_PROGRESS_ENV = 'PW_TMS_TEST_PROGRESS_MS';
+
+/**
+ * A test knob like TEST_BACKOFF_ENV: a result streamed while the tests run waits at most this many ms for others
+ * to share its batch (Zephyr's window is 3 s). Tests that watch a result arrive mid-run wait for it, not the window.
+ */
+export const TEST_BATCH_WAIT_ENV = 'PW_TMS_TEST_BATCH_WAIT_MS';
+
+/** PublishRun's batching window: `ms` for every target; none when the variable is unset. */
+export function testBatchWait(env: NodeJS.ProcessEnv): { batchWaitMs: number } | undefined {
+  const ms = Number(env[TEST_BATCH_WAIT_ENV]);
+  return ms > 0 ? { batchWaitMs: ms } : undefined;
+}
+
+/** PublishRun's progress cadence: every `ms`, with no quiet start; none when the variable is unset. */
+export function testProgress(env: NodeJS.ProcessEnv): { progressEveryMs: number; quietEndMs: number } | undefined {
+  const ms = Number(env[TEST_PROGRESS_ENV]);
+  return ms > 0 ? { progressEveryMs: ms, quietEndMs: 0 } : undefined;
+}

@@ -83,6 +83,10 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
     // The sandbox has no rate limit unless a test sets one: client pacing (28 calls a minute by default) would
     // only slow the runs down. The defaults are unit-tested (zephyr-pacing) and measured (bench figures 2, 8).
     ZEPHYR_RATE_LIMIT: 'off',
+    // Likewise CucumberStudio's 195 a minute: it is shared through the pacing folder of the sandbox's origin, so
+    // every run and replay of a test file counts the calls of the file's earlier ones, and a late replay waited
+    // out the minute (30 s of evidence-policies). Tests of pacing set their own (shards, cucumberstudio).
+    CUCUMBERSTUDIO_RATE_LIMIT: 'off',
     ...extra,
   };
   // Xray is opt-in (see xrayOnly): the sandbox's env() names it too, and every other test keeps its exact calls and output.

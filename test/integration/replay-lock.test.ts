@@ -11,6 +11,7 @@ import { createPrinter } from '../../src/shared/output';
 import { replay } from '../../src/commands/replay';
 import type { RunningSandbox } from '../../src/sandbox';
 import { outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
+import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -89,6 +90,8 @@ test('c', { tag: '@PROJ-3' }, () => { throw new Error('c'); });
       TMS_BIN: path.join(REPO, 'bin/playwright-tms-reporter.js'),
       ZEPHYR_CYCLE_NAME: name,
       PW_TMS_PUBLISH_TIMEOUT: '5',
+      // The second test waits for PROJ-1's status, not for Zephyr's 3 s batching window.
+      [TEST_BATCH_WAIT_ENV]: '200',
     },
   });
   sandbox.setFaults('zephyr', { down: false });

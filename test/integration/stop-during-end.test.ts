@@ -10,6 +10,7 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import { csRun, outboxFiles, runReplay, testSandbox, zephyrStatuses } from './harness';
 import { quickTest, startLiveRun, until, type LiveRun } from './live-run';
+import { TEST_PROGRESS_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -34,14 +35,20 @@ const SUITE = { 'quick.spec.ts': KEYS.map((i) => quickTest(`t${i}`, [`@PROJ-${i}
 describe.each(['SIGINT', 'SIGTERM'] as const)('%s during the end of the run (live)', (signal) => {
   it('stops the sending at once, says what is kept and how to replay it; replay sends the rest once', async () => {
     const name = `stop during end ${signal}`;
-    // Every call takes 4 s: the end (cycle, tests, statuses, read-back) lasts long past its first progress line.
+    // Every call takes 4 s: the end (cycle, tests, statuses, read-back) lasts long past its first progress line,
+    // which comes 300 ms into the end (the product's 10 s are not what is tested).
     for (const service of ['zephyr', 'cucumberstudio']) sandbox.setFaults(service, { latencyMs: 4_000 });
-    const run = startLiveRun(SUITE, { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name });
+    const run = startLiveRun(SUITE, {
+      ...sandbox.env(),
+      ZEPHYR_CYCLE_NAME: name,
+      CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+      [TEST_PROGRESS_ENV]: '300',
+    });
     runs.push(run);
     let output = '';
     run.child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     run.child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    // The progress line comes from inside the end's sending (10 s in): the reporter listens by then.
+    // The progress line comes from inside the end's sending: the reporter listens by then.
     await until('the end of the run sending', () => output.includes('publishing:'), 90_000);
     run.child.kill(signal);
     const exit = await run.exited;

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { csLastStatuses, csRun, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -50,9 +51,16 @@ test('maps PROJ-20 at run time, after its result went out, and fails', async () 
 
 describe('publishing during the run (live)', () => {
   it('results reach the services while tests still run; a late run-time mapping corrects the key (worst wins)', async () => {
+    // The observing tests wait for results to arrive, not for Zephyr's 3 s batching window (twice 3 s of this run).
     const run = await runPlaywright({
       files: OBSERVING_SUITE,
-      env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: NAME, CUCUMBERSTUDIO_TEST_RUN_NAME: NAME },
+      env: {
+        ...sandbox.env(),
+        SANDBOX_ORIGIN: sandbox.origin,
+        ZEPHYR_CYCLE_NAME: NAME,
+        CUCUMBERSTUDIO_TEST_RUN_NAME: NAME,
+        [TEST_BATCH_WAIT_ENV]: '200',
+      },
     });
     // Only the deliberately failing last test fails: the two observing tests saw results mid-run.
     expect(run.output).toMatch(/1 failed/);
