@@ -16,6 +16,7 @@ const B = require('./bytes');
 const C = require('./reporter-cpu');
 const M = require('./matrix');
 const X = require('./xray');
+const PU = require('./push');
 
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -64,6 +65,7 @@ const FIGURES = [
   ],
   ['12', 'The test matrix: T tests x 3 projects, merge vs split, and worst wins across a CI build (20 ms latency, no limit)', M.matrix],
   ['13', 'Xray: calls, bytes sent and tail for 2,000 tests, 1 % failing, no attachments (time-scaled 30×)', X.xrayFigure],
+  ['14', "CucumberStudio's bulk push: wall of 2,000 trivial tests on both services at the real limits, calls, tail", PU.pushFigure],
 ];
 
 const yes = (b) => (b === undefined ? '' : b ? 'met' : 'MISSED');
@@ -292,6 +294,7 @@ function table(results) {
     add('13', '  request bytes sent / answer bytes', `${f13.requestBytes} / ${f13.answerBytes}`, '', '');
     add('13', '  tail after the last test (real s)', `${f13.tailRealS} s (${f13.callsInTail} calls)`, '≤ 10 s', yes(f13.tailRealS <= 10));
   }
+  if (results['14'] && !results['14'].error) PU.rows14(results['14'], add, yes);
   const f10 = results['10'];
   if (f10 && !f10.error) {
     const m = f10.medians;
