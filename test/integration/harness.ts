@@ -234,6 +234,8 @@ export async function testSandbox(options: SandboxOptions = {}): Promise<Running
     close: async () => {
       // Every CucumberStudio result goes into a build (interface.md): one posted with none fails the file.
       const counters = sandbox.stats().cucumberstudio?.counters as { resultsWithoutBuild?: number } | undefined;
+      // Xray stores a status name it does not know as TODO without a word: no test may leave one (issue 33).
+      const silentTodo = (sandbox.stats().xray?.counters as { silentTodo?: number } | undefined)?.silentTodo;
       await close();
       for (const dir of pacing) fs.rmSync(dir, { recursive: true, force: true });
       try {
@@ -243,6 +245,7 @@ export async function testSandbox(options: SandboxOptions = {}): Promise<Running
       }
       if (counters?.resultsWithoutBuild)
         throw new Error(`CucumberStudio holds ${counters.resultsWithoutBuild} results posted with no build`);
+      if (silentTodo) throw new Error(`Xray stored ${silentTodo} statuses as TODO without a word (a status name it does not know)`);
     },
   });
 }
