@@ -1,5 +1,5 @@
 import { afterAll } from 'vitest';
-import { removeTempDirs } from './integration/harness';
+import { removeTempDirs } from './temp-dirs';
 
 // Tests clean up what they write: every run folder made through the harness goes after its file.
 afterAll(() => removeTempDirs());

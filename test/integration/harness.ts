@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import { machinePacingDir } from '../../src/kit/pacing-peers';
@@ -57,21 +56,8 @@ export interface RunResult {
   outboxDir: string;
 }
 
-let counter = 0;
-const made: string[] = [];
-/** A folder for one run inside the repository (so the reporter resolves by package name); removed after the file's tests. */
-export function tempDir(label: string): string {
-  const dir = path.join(inject('scratchDir'), `${label}-${process.pid}-${Date.now()}-${counter++}`);
-  fs.mkdirSync(dir, { recursive: true });
-  made.push(dir);
-  return dir;
-}
-
-/** Removes every folder tempDir made in this process (vitest runs it after each test file, see test/setup.ts). */
-export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-  // The run's scratch folder itself goes at the run's end (test/global-setup.ts).
-}
+export { tempDir, removeTempDirs } from '../temp-dirs';
+import { tempDir } from '../temp-dirs';
 
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   // A clean env: the CI's own variables (GITHUB_*, CI…) must not leak into the run's naming.
