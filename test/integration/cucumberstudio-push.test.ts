@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import path from 'node:path';
 import { allFileText, baseEnv, csRun, csRuns, exec, REPO, runPlaywright, testSandbox, withPush } from './harness';
+import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 /**
  * CucumberStudio's bulk push (the project secret token set): results go by `import_test_results` matched by uid,
@@ -184,4 +185,59 @@ for (let id = 100; id < 160; id++) test('s' + id, { tag: '@cs-' + id }, () => { 
   // One read of the uids (the run's tests were final before the push), one read of the build: the end's verify.
   expect(routes((e) => e.target.includes('/publication/'))).toBe(1);
   expect(routes((e) => e.method === 'GET' && e.target.includes('include=test-results'))).toBe(1);
+});
+
+it("a pushed test corrected to a failure during the run: its own post (with the text) is the build's latest, verify ok", async () => {
+  // 41 passes and is pushed while the run goes on (a 200 ms batch window); the next test then maps 41 at run time
+  // and fails: the key is corrected to failed, which goes by the per-result path.
+  const name = 'push corrected';
+  const run = await runPlaywright({
+    files: {
+      'c.spec.ts': `import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const results = async (id) => {
+  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+  return s.cucumberstudio.testRuns.filter((r) => r.name === ${JSON.stringify(name)}).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+};
+test('passes first', { tag: '@cs-41' }, () => {});
+test('maps 41 at run time after its push, and fails', async () => {
+  test.setTimeout(90_000);
+  while ((await results(41)).length === 0) await new Promise((r) => setTimeout(r, 200));
+  test.info().annotations.push({ type: 'cucumberstudio', description: '41' });
+  throw new Error('late failure');
+});`,
+    },
+    env: env(name, { SANDBOX_ORIGIN: sandbox.origin, [TEST_BATCH_WAIT_ENV]: '200' }),
+  });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 1, unsent: 0, errors: [], verify: { ok: true } });
+  // What the build holds: the pushed pass, then the correction posted on top (an edit could not change its steps).
+  const [results] = resultsOf(name)[41];
+  expect(results.map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['import_test_results passed', 'playwright-tms-reporter failed']);
+  expect(results[1].description).toContain('late failure');
+  expect(new Set(results.map((x) => x.buildId)).size).toBe(1);
+});
+
+it("a failed test's files go to its own posted result; a passed test's to its pushed one", async () => {
+  const name = 'push attachments';
+  const run = await runPlaywright({
+    files: {
+      'a.spec.ts': `import { test } from '@playwright/test';
+test('fails with a note', { tag: '@cs-42' }, async ({}, info) => {
+  await info.attach('note.txt', { body: 'what went wrong', contentType: 'text/plain' });
+  throw new Error('broke');
+});
+test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
+  await info.attach('fine.txt', { body: 'all good', contentType: 'text/plain' });
+});`,
+    },
+    // Every test's files (the default uploads only failed and flaky tests'): the pushed result gets one too.
+    env: env(name, { PW_TMS_ATTACHMENTS: 'all' }),
+  });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [], verify: { ok: true } });
+  type WithFiles = Result & { attachments: Array<{ fileName: string }> };
+  const r = resultsOf(name) as unknown as Record<number, WithFiles[][]>;
+  expect(r[42][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['playwright-tms-reporter failed']);
+  expect(r[42][0][0].attachments.map((a) => a.fileName)).toContain('note.txt');
+  expect(r[43][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['import_test_results passed']);
+  expect(r[43][0][0].attachments.map((a) => a.fileName)).toEqual(['fine.txt']);
 });
