@@ -103,7 +103,7 @@ async function scenario(log, { service, shards, stream, push = false }) {
       // Scale the stream's batching window like every other client timing (no option for it: see README).
       const batches = [];
       for (const s of /** @type {any} */ (run).sessions) {
-        // The push path's own window (5 s, to gather large pushes) is scaled from its value, not replaced by the per-result one.
+        // The push path's own window (30 s, or 500 results) is scaled from its value, not replaced by the per-result one.
         const maxWaitMs = push && s.id === 'cucumberstudio' ? scaled(s.target.batching.maxWaitMs) : CLIENT.batchingMaxWaitMs[s.id];
         s.target.batching = { ...s.target.batching, maxWaitMs };
         // Every publish (stream batches, then the end's) with its start and duration, for the report.

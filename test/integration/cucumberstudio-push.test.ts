@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import path from 'node:path';
 import { allFileText, baseEnv, csRun, csRuns, exec, REPO, runPlaywright, testSandbox, withPush } from './harness';
+import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 /**
  * CucumberStudio's bulk push (the project secret token set): results go by `import_test_results` matched by uid,
@@ -66,8 +67,11 @@ for (const failureText of ['drop', 'carry'] as const)
     const one = (id: number, row = 0) => r[id][row][0];
     expect(new Set(Object.values(r).flatMap((t) => t.map((x) => x[0].buildId))).size).toBe(1);
     expect([1, 2, 3, 4, 5].map((id) => one(id).status)).toEqual(['passed', 'failed', 'skipped', 'passed', 'failed']);
-    // Pushed (author import_test_results) except the two tests whose name is shared: per result.
-    expect([1, 2, 3, 4, 5, 7, 8].map((id) => one(id).statusAuthor)).toEqual(Array(7).fill('import_test_results'));
+    // Pushed (author import_test_results): what carries no failure text. Per result: the failed tests (status and
+    // text in one post) and the two tests whose name is shared.
+    expect([1, 3, 4, 7].map((id) => one(id).statusAuthor)).toEqual(Array(4).fill('import_test_results'));
+    expect(r[7].map((t) => t[0].statusAuthor)).toEqual(Array(2).fill('import_test_results'));
+    expect([2, 5, 8].map((id) => one(id).statusAuthor)).toEqual(Array(3).fill('playwright-tms-reporter'));
     expect([11, 12].map((id) => [one(id).statusAuthor, one(id).status])).toEqual([
       ['playwright-tms-reporter', 'passed'],
       ['playwright-tms-reporter', 'failed'],
@@ -76,7 +80,7 @@ for (const failureText of ['drop', 'carry'] as const)
     // Step statuses as the per-result path sends them (3 steps each).
     expect(one(1).stepStatuses).toEqual(['passed', 'passed', 'passed']);
     expect(one(2).stepStatuses).toEqual(['passed', 'failed', 'skipped']);
-    // Failure texts: carried by the push or set afterwards (#85), either way on the result.
+    // Failure texts: in the failed tests' own posts, whatever the push would carry.
     expect(one(2).description).toContain('boom at step b');
     expect(one(5).description).toContain('after the steps');
     expect(r[8].map((t) => t[0].description)).toEqual([expect.stringContaining('eight fails'), expect.stringContaining('eight fails')]);
@@ -86,12 +90,10 @@ for (const failureText of ['drop', 'carry'] as const)
     const log = sandbox.log().slice(start);
     const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
     const posts = log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results')).length;
-    // A batch goes at 500 results or after 5 s: how many pushes depends on how long the tests take (see the 60-test run).
-    expect(pushes).toBeGreaterThanOrEqual(1);
-    expect(pushes).toBeLessThan(9);
-    expect(posts).toBe(2); // 11 and 12 only
-    const patches = log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length;
-    expect(patches).toBe(failureText === 'drop' ? 4 : 0); // 2, 5 and 8's two rows
+    // A push at 500 results or after 30 s, and the end's: this short run is one push.
+    expect(pushes).toBe(1);
+    expect(posts).toBe(6); // 11 and 12, and the failed 2, 5 and 8's two rows
+    expect(log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/'))).toEqual([]);
     // The token never shows: not in the output, not in the files the run wrote.
     const token = sandbox.env().CUCUMBERSTUDIO_SECRET_TOKEN!;
     expect(run.output).not.toContain(token);
@@ -157,7 +159,7 @@ for (const id of [31, 32])
   expect(r[32][0].map((x) => x.status)).toEqual(['passed', 'passed']);
 });
 
-it('60 results: a handful of pushes, no post per result', async () => {
+it('60 results, 6 failing: one push for the passed, one post per failed test with its text, no edit, one read of the build', async () => {
   const name = 'push sixty';
   sandbox.configure('cucumberstudio', { pushFailureText: 'drop' });
   const many = {
@@ -169,13 +171,73 @@ for (let id = 100; id < 160; id++) test('s' + id, { tag: '@cs-' + id }, () => { 
   expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 60, errors: [], verify: { ok: true } });
   const r = resultsOf(name);
   for (let id = 100; id < 160; id++)
-    expect(r[id][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual([`import_test_results ${id % 10 === 0 ? 'failed' : 'passed'}`]);
+    expect(r[id][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual([
+      id % 10 === 0 ? 'playwright-tms-reporter failed' : 'import_test_results passed',
+    ]);
+  for (let id = 100; id < 160; id += 10) expect(r[id][0][0].description).toContain(`fails ${id}`);
   const log = sandbox.log().slice(start);
-  const pushes = log.filter((e) => e.target.includes('/import_test_results/')).length;
-  // 60 tests run in a few seconds: at most a batch per 5 s of them, far from 60 posts.
-  expect(pushes).toBeLessThanOrEqual(6);
-  expect(log.filter((e) => e.method === 'POST' && e.target.endsWith('/test_results'))).toEqual([]);
-  // One read of the uids (the run's tests were final before the first push), one description per failed test.
-  expect(log.filter((e) => e.target.includes('/publication/')).length).toBe(1);
-  expect(log.filter((e) => e.method === 'PATCH' && e.target.includes('/test_results/')).length).toBe(6);
+  const routes = (pred: (e: (typeof log)[number]) => boolean) => log.filter(pred).length;
+  // By count, not timing: 54 results are far from 500 and the run from 30 s, so the end's flush is the one push.
+  expect(routes((e) => e.target.includes('/import_test_results/'))).toBe(1);
+  // One call per failed test: its post carries status and text; nothing edited afterwards.
+  expect(routes((e) => e.method === 'POST' && e.target.endsWith('/test_results'))).toBe(6);
+  expect(routes((e) => e.method === 'PATCH' && e.target.includes('/test_results/'))).toBe(0);
+  // One read of the uids (the run's tests were final before the push), one read of the build: the end's verify.
+  expect(routes((e) => e.target.includes('/publication/'))).toBe(1);
+  expect(routes((e) => e.method === 'GET' && e.target.includes('include=test-results'))).toBe(1);
+});
+
+it("a pushed test corrected to a failure during the run: its own post (with the text) is the build's latest, verify ok", async () => {
+  // 41 passes and is pushed while the run goes on (a 200 ms batch window); the next test then maps 41 at run time
+  // and fails: the key is corrected to failed, which goes by the per-result path.
+  const name = 'push corrected';
+  const run = await runPlaywright({
+    files: {
+      'c.spec.ts': `import { test } from '@playwright/test';
+test.describe.configure({ mode: 'serial' });
+const results = async (id) => {
+  const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
+  return s.cucumberstudio.testRuns.filter((r) => r.name === ${JSON.stringify(name)}).flatMap((r) => r.snapshots).filter((x) => x.scenarioId === id).flatMap((x) => x.results);
+};
+test('passes first', { tag: '@cs-41' }, () => {});
+test('maps 41 at run time after its push, and fails', async () => {
+  test.setTimeout(90_000);
+  while ((await results(41)).length === 0) await new Promise((r) => setTimeout(r, 200));
+  test.info().annotations.push({ type: 'cucumberstudio', description: '41' });
+  throw new Error('late failure');
+});`,
+    },
+    env: env(name, { SANDBOX_ORIGIN: sandbox.origin, [TEST_BATCH_WAIT_ENV]: '200' }),
+  });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 1, unsent: 0, errors: [], verify: { ok: true } });
+  // What the build holds: the pushed pass, then the correction posted on top (an edit could not change its steps).
+  const [results] = resultsOf(name)[41];
+  expect(results.map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['import_test_results passed', 'playwright-tms-reporter failed']);
+  expect(results[1].description).toContain('late failure');
+  expect(new Set(results.map((x) => x.buildId)).size).toBe(1);
+});
+
+it("a failed test's files go to its own posted result; a passed test's to its pushed one", async () => {
+  const name = 'push attachments';
+  const run = await runPlaywright({
+    files: {
+      'a.spec.ts': `import { test } from '@playwright/test';
+test('fails with a note', { tag: '@cs-42' }, async ({}, info) => {
+  await info.attach('note.txt', { body: 'what went wrong', contentType: 'text/plain' });
+  throw new Error('broke');
+});
+test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
+  await info.attach('fine.txt', { body: 'all good', contentType: 'text/plain' });
+});`,
+    },
+    // Every test's files (the default uploads only failed and flaky tests'): the pushed result gets one too.
+    env: env(name, { PW_TMS_ATTACHMENTS: 'all' }),
+  });
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [], verify: { ok: true } });
+  type WithFiles = Result & { attachments: Array<{ fileName: string }> };
+  const r = resultsOf(name) as unknown as Record<number, WithFiles[][]>;
+  expect(r[42][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['playwright-tms-reporter failed']);
+  expect(r[42][0][0].attachments.map((a) => a.fileName)).toContain('note.txt');
+  expect(r[43][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['import_test_results passed']);
+  expect(r[43][0][0].attachments.map((a) => a.fileName)).toEqual(['fine.txt']);
 });

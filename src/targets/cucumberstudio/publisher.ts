@@ -25,7 +25,7 @@ import { EnvironmentBuilds, environmentFor } from './build-place';
 import { checkEnvironments } from './end-check';
 import { checkSettings } from './check';
 import type { PushClient } from './push-client';
-import { batchingFor, PushWriter } from './push-writer';
+import { batchingFor, carriesFailureText, PushWriter } from './push-writer';
 import { csRank, resolveCsStatusMap, type CsStatus } from './statuses';
 
 export { STATUS_AUTHOR } from './results';
@@ -149,20 +149,20 @@ export class CucumberStudioTarget implements Target {
       for (const item of group.items) result.failed.push({ item: engineItem(item), reason: buildId.why });
       return;
     }
-    // Bulk push first (what has a uid); the rest, and what the service did not import, by the per-result path.
-    const testsOf = (item: PlanItem) => (this.lifecycle.absent.has(Number(item.key)) ? [] : (this.bySnapshot.get(Number(item.key)) ?? []));
-    const pushed = await this.pushWriter
-      ?.pushItems(runId, buildId, environmentFor(group.place), group.items, testsOf, this.results.stepCounts)
+    // The bulk push (what has a uid and no failure text) beside the per-result posts of the rest; what the push did
+    // not import goes by the per-result path after it. A test pushed, then corrected to a failure (a serial group's
+    // retry), gets a post: the build's latest, as the per-result path does when the steps changed (an edit keeps them).
+    const pushable = (item: PlanItem) =>
+      this.lifecycle.absent.has(Number(item.key)) || carriesFailureText(item) ? [] : (this.bySnapshot.get(Number(item.key)) ?? []);
+    const pushing = this.pushWriter
+      ?.pushItems(runId, buildId, environmentFor(group.place), group.items, pushable, this.results.stepCounts)
       .catch((error: Error) => error);
-    if (pushed instanceof Error) {
-      for (const item of group.items.filter((i) => testsOf(i).length))
-        result.failed.push({ item: engineItem(item), reason: pushed.message });
-      return;
-    }
     await Promise.all(
       group.items.map(async (item) => {
         const scenarioId = Number(item.key);
         const targets = this.bySnapshot.get(scenarioId);
+        const pushed = pushable(item).length ? await pushing : undefined;
+        if (pushed instanceof Error) return result.failed.push({ item: engineItem(item), reason: pushed.message });
         if (this.lifecycle.absent.has(scenarioId))
           return result.failed.push({
             item: engineItem(item),

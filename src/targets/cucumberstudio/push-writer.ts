@@ -8,14 +8,24 @@ import { olderThan, stepStatusesFor } from './results';
 import { heldResults } from './worst-wins';
 
 /**
- * Per result: send as results come. Bulk push: one call carries up to 500 results (a report of a few hundred KB);
- * a batch waits up to 5 s for more, and `spaced` lets a slow push gather larger batches — a 2,000-test suite is a
- * handful of pushes instead of 2,000 posts under the service's 200 calls a minute.
+ * Per result: send as results come. Bulk push: a push when 500 results are pending or the oldest has waited 30 s
+ * (Xray's import window), plus the end's flush — by count, not by timing (`spaced` would make the number of pushes
+ * follow how long the last one took): a 2,000-test suite is a handful of pushes whatever its pace, instead of
+ * 2,000 posts under the service's 200 calls a minute, and the end's push carries only what came in its last window.
  */
 const PER_RESULT = { maxItems: 50, maxWaitMs: 200, spaced: false };
-const BULK = { maxItems: 500, maxWaitMs: 5_000, spaced: true };
+const BULK = { maxItems: 500, maxWaitMs: 30_000, spaced: false };
 
 export const batchingFor = (push: boolean) => (push ? BULK : PER_RESULT);
+
+/**
+ * A failed test with its failure text goes by the per-result path, status and text in one post (#84): the push
+ * may drop the text (spec §5.3: not found in any source), and setting it afterwards costs a read of the build for
+ * the result ids plus an edit per test. The issue allows one call per failed test ("as Zephyr's comments"); a
+ * failed test posted costs just that, nothing after. What carries no failure text (passed, skipped, flaky notes)
+ * goes by the push.
+ */
+export const carriesFailureText = (item: PlanItem): boolean => String(item.status) === 'failed' && !!item.comment;
 
 /** One test to push: the item's result for one test of its scenario. */
 export interface PushEntry {
@@ -84,9 +94,8 @@ export class PushWriter {
   private refused = false;
   /** Test in a build -> what this process pushed there: an item sent again as it was is not pushed twice. */
   private readonly pushed = new Map<string, string>();
-  /** Failure texts the push did not carry are set on the pushed results (#85), after the statuses. */
-  readonly stats = { pushes: 0, pushed: 0, described: 0 };
-  /** Said once at the end: why tests went by the per-result path, descriptions that could not be set. */
+  readonly stats = { pushes: 0, pushed: 0 };
+  /** Said once at the end: why tests went by the per-result path. */
   readonly problems = new Set<string>();
 
   constructor(
@@ -155,7 +164,8 @@ export class PushWriter {
       entries.map((e) => e.testId),
     );
     const landed = new Set<string>();
-    const print = (e: PushEntry) => JSON.stringify([e.item.status, e.item.comment, e.item.steps ?? []]);
+    // What the push carries (no text: see `carriesFailureText`): an item sent again with only another comment is not pushed twice.
+    const print = (e: PushEntry) => JSON.stringify([e.item.status, e.item.steps ?? []]);
     for (const e of entries) if (this.pushed.get(`${buildId} ${e.testId}`) === print(e)) landed.add(e.testId);
     let todo = entries
       .filter((e) => !landed.has(e.testId))
@@ -187,11 +197,6 @@ export class PushWriter {
     );
     for (const e of entries) if (landed.has(e.testId)) this.pushed.set(`${buildId} ${e.testId}`, print(e));
     this.stats.pushed += landed.size;
-    await this.describe(
-      runId,
-      buildId,
-      entries.filter((e) => landed.has(e.testId)),
-    ).catch((error: Error) => this.problems.add(`failure texts of pushed results could not be set: ${error.message}`));
     return landed;
   }
 
@@ -204,28 +209,5 @@ export class PushWriter {
       if (last) ours.set(testId, last);
     }
     return ours;
-  }
-
-  /**
-   * The failure text of each pushed failed test whose result came without it (the service may drop it, spec §5.3):
-   * one read of the build for the result ids, then one edit per test (#85). Statuses are in already.
-   */
-  private async describe(runId: number, buildId: string, pushed: readonly PushEntry[]): Promise<void> {
-    const wanting = pushed.filter((e) => String(e.item.status) === 'failed' && e.item.comment);
-    if (!wanting.length) return;
-    const held = await this.heldOfThisRun(runId, buildId);
-    await Promise.all(
-      wanting.map(async (e) => {
-        const result = held.get(e.testId);
-        if (!result || result.description) return;
-        try {
-          await this.client.patchResult(runId, e.testId, result.id, { status: 'failed', description: e.item.comment });
-          this.stats.described++;
-        } catch (error) {
-          // The status stands; only its text is missing: said at the end, never a reason to push again.
-          this.problems.add(`test ${e.testId}: its failure text could not be set: ${(error as Error).message}`);
-        }
-      }),
-    );
   }
 }
