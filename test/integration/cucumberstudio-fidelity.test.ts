@@ -119,15 +119,27 @@ describe('CucumberStudio fidelity (live)', () => {
   });
 
   // After a 500 to the PATCH that adds scenarios, the reporter looks at the run before sending them again.
-  it.each([
-    ['applied', true, 0],
-    ['not applied', false, 1],
-  ])(
-    'scenarios added to a reused run, %s then answered 500: sent again only if not in the run, one result per test',
-    async (what, applied, again) => {
-      const name = `fidelity re-add ${what}`;
+  describe('scenarios added to a reused run', () => {
+    const CASES = [
+      ['applied', true, 0],
+      ['not applied', false, 1],
+    ] as const;
+    const runName = (what: string) => `fidelity re-add ${what}`;
+    beforeAll(async () => {
+      // Both cases' runs made by one Playwright run, one reporter instance per run name (each its own outbox).
+      const [first, ...more] = CASES.map(([what], i) => ({
+        cucumberstudio: { testRunName: runName(what) },
+        outboxDir: `outbox-${i}`,
+        summaryFile: `summary-${i}.json`,
+      }));
+      const made = await runPlaywright({ files: tagged([51, 52]), env: sandbox.env(), options: first, moreReporters: more });
+      for (const [what] of CASES)
+        expect(csLastStatuses(csRun(sandbox, runName(what))), made.output).toEqual({ 51: ['passed'], 52: ['passed'] });
+    }, 300_000);
+
+    it.each(CASES)('%s then answered 500: sent again only if not in the run, one result per test', async (what, applied, again) => {
+      const name = runName(what);
       const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
-      await runPlaywright({ files: tagged([51, 52]), env });
       // A service that makes a scenario's tests again when it is re-added (unspecified): a needless repeat shows as a second test.
       sandbox.configure('cucumberstudio', { readdScenario: 'duplicate' });
       sandbox.setFaults('cucumberstudio', {
@@ -159,8 +171,8 @@ describe('CucumberStudio fidelity (live)', () => {
         sandbox.configure('cucumberstudio', { readdScenario: 'skip' });
         sandbox.setFaults('cucumberstudio', { overrides: [] });
       }
-    },
-  );
+    });
+  });
 
   it('a truncated JSON list surfaces at once with its own message; the results stay in the outbox and replay sends them', async () => {
     const name = 'fidelity truncated';
