@@ -40,6 +40,8 @@ export interface PublishRunOptions {
   quietEndMs?: number;
   /** The stream's batching window, for every target (tests shorten Zephyr's 3 s); each target's own when absent. */
   batchWaitMs?: number;
+  /** The waits between tries of a service that gives no answer (UNREACHABLE.delaysMs when absent; tests shorten them). */
+  unreachableDelaysMs?: readonly number[];
 }
 
 /** Waits for `work`, or `ms` at most (no bound when `ms` is not finite). */
@@ -124,7 +126,7 @@ export class PublishRun {
     const log = { info: o.printer.info, error: o.printer.error };
     this.sessions = config.targets.map(({ definition, config: c }) => {
       // Per service: one that gives no answer is given up for the run, its session stops sending and says why.
-      const reachability = new Reachability(() => this.deadline.started);
+      const reachability = new Reachability(() => this.deadline.started, undefined, o.unreachableDelaysMs);
       // The target's lanes: the session counts their calls and closes them.
       const lanes = new LaneSet();
       return new TargetSession(definition, definition.create(c, { ...deps, reachability, lanes }), {

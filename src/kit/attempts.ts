@@ -80,7 +80,7 @@ export async function attemptLoop<T>(o: AttemptLoopOptions<T>): Promise<T> {
         // No answer at all is never "not ready yet": a few tries, then the service is given up for the run.
         const gaveUp = streak.add(failure.error, startedAt, clock.now());
         if (gaveUp) throw o.reachability?.giveUp(gaveUp) ?? gaveUp;
-        miss.unreachableDelayMs = unreachableDelay(streak.tries);
+        miss.unreachableDelayMs = o.reachability?.delayAfter(streak.tries) ?? unreachableDelay(streak.tries);
       } else streak.answered();
     }
     const delayMs = o.next(miss);

@@ -75,7 +75,14 @@ export class Reachability {
   constructor(
     private readonly endBegan: () => boolean = () => false,
     private readonly clock: Clock = realClock,
+    /** The waits between unreachable tries (UNREACHABLE.delaysMs; the integration suite's knob shortens them). */
+    private readonly delaysMs: readonly number[] = UNREACHABLE.delaysMs,
   ) {}
+
+  /** The wait before the next try after `tries` unreachable ones in a row (1-based), for this service. */
+  delayAfter(tries: number): number {
+    return this.delaysMs[Math.min(tries, this.delaysMs.length) - 1];
+  }
 
   /** The service gave no answer to one operation's last tries: later requests fail at once with `error`. */
   giveUp(error: UnreachableError): UnreachableError {

@@ -10,7 +10,7 @@ import type { RunSummary, TestRecord } from '../shared/model';
 import { createPrinter, type Printer } from '../shared/output';
 import { StopSignals } from './stop-signals';
 import { notRunKeys, placeOf } from './test-records';
-import { testBackoff, testBatchWait, testProgress } from './test-knobs';
+import { testKnobs } from './test-knobs';
 import { TARGETS, type TmsReporterOptions } from '../targets';
 
 /**
@@ -86,9 +86,7 @@ export default class TmsReporter implements Reporter {
         printer: this.printer,
         shard: config.shard,
         stop: this.stop.signal,
-        deps: testBackoff(this.env),
-        ...testProgress(this.env),
-        ...testBatchWait(this.env),
+        ...testKnobs(this.env),
       });
       this.run.start(tests.map((t) => ({ testId: t.id, keys: keysByTarget(t, this.sources), ...placeOf(t, c.projects) })));
     });

@@ -38,3 +38,22 @@ export function testProgress(env: NodeJS.ProcessEnv): { progressEveryMs: number;
   const ms = Number(env[TEST_PROGRESS_ENV]);
   return ms > 0 ? { progressEveryMs: ms, quietEndMs: 0 } : undefined;
 }
+
+/**
+ * A test knob like TEST_BACKOFF_ENV: a service that gives no answer (the sandbox `down`) is tried again after
+ * this many ms instead of UNREACHABLE's 1 s and 3 s: still its 3 tries, then given up for the run with the rest
+ * in the outbox. Tests of something else than that bound (a journal kept, a replay) do not wait it out; the bound
+ * itself is tested without the knob (unreachable.test.ts, retry-loop.test.ts).
+ */
+export const TEST_UNREACHABLE_ENV = 'PW_TMS_TEST_UNREACHABLE_MS';
+
+/** PublishRun's waits between unreachable tries: `ms` each; none when the variable is unset. */
+export function testUnreachable(env: NodeJS.ProcessEnv): { unreachableDelaysMs: number[] } | undefined {
+  const ms = Number(env[TEST_UNREACHABLE_ENV]);
+  return ms > 0 ? { unreachableDelaysMs: [ms] } : undefined;
+}
+
+/** Every test knob set in `env`, as PublishRun's options (none when no variable is set). */
+export function testKnobs(env: NodeJS.ProcessEnv) {
+  return { deps: testBackoff(env), ...testProgress(env), ...testBatchWait(env), ...testUnreachable(env) };
+}

@@ -1,11 +1,10 @@
 import * as path from 'node:path';
 /**
  * CucumberStudio behaving like the real service: real `playwright test` runs against the sandbox, checked
- * for exact results AND for the requests made (sandbox log): the project's whole scenario list is only
- * read when the test list lacks the linkage, a short 200 list is waited out, a broken list answer
- * surfaces at once, unknown mapped ids are checked one by one, racing processes mark duplicates by
- * description. The sandbox does not serve the list's linkage yet: these runs take the fallback (names)
- * path, and `listCarriesLinkage` switches the assertions over once it does.
+ * for exact results AND for the requests made (sandbox log): a short 200 list is waited out, a broken list
+ * answer surfaces at once, unknown mapped ids are checked one by one, racing processes mark duplicates by
+ * description. That the project's whole scenario list is only read when the test list lacks the linkage is
+ * checked on publishing.test.ts's run of the same suite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
@@ -16,10 +15,7 @@ import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
 import { duplicateNote } from '../../src/targets/cucumberstudio/run-lifecycle';
 import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, runReplay, testSandbox, tempDir } from './harness';
-import { CS_EXPECTED, CS_SUITE } from './suites';
 
-const LIST = 'GET /projects/:pid/test_runs/:trid/test_snapshots';
-const ALL_SCENARIOS = 'GET /projects/:pid/scenarios';
 const ONE_SCENARIO = 'GET /projects/:pid/scenarios/:sid';
 const JSONAPI = { 'content-type': 'application/vnd.api+json' };
 
@@ -50,55 +46,13 @@ async function recorded<T>(fn: () => Promise<T>): Promise<{ value: T; log: Reque
 const count = (log: RequestLogEntry[], route: string, status?: number) =>
   log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
 
-/** Does the sandbox's test list give `relationships.scenario.data` (asked after the measured run, so not counted in it)? */
-async function listCarriesLinkage(runId: number): Promise<boolean> {
-  const env = sandbox.env();
-  const res = await fetch(`${sandbox.origin}/api/projects/1/test_runs/${runId}/test_snapshots?include=scenario`, {
-    headers: {
-      Accept: 'application/vnd.api+json; version=1',
-      uid: env.CUCUMBERSTUDIO_UID,
-      'access-token': env.CUCUMBERSTUDIO_ACCESS_TOKEN,
-      client: env.CUCUMBERSTUDIO_CLIENT,
-    },
-  });
-  const doc = (await res.json()) as { data: Array<{ relationships?: { scenario?: { data?: { id: string } } } }> };
-  return doc.data.some((t) => t.relationships?.scenario?.data?.id !== undefined);
-}
-
 const tagged = (ids: number[], failing: number[] = []) => ({
   'f.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${failing.includes(id) ? "throw new Error('x');" : ''} });`).join('\n')}`,
 });
 
 describe('CucumberStudio fidelity (live)', () => {
-  it('small suite: exact results; the whole scenario list is read only without the list linkage, and at most once', async () => {
-    const name = 'fidelity small';
-    const {
-      value: run,
-      log,
-      requests,
-    } = await recorded(() => runPlaywright({ files: CS_SUITE, env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name }, retries: 1 }));
-    const r = csRun(sandbox, name);
-    const expected = Object.fromEntries(Object.entries(CS_EXPECTED).map(([id, s]) => [Number(id), Number(id) === 7 ? [s, s] : [s]]));
-    expect(csLastStatuses(r)).toEqual(expected);
-    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 8, unsent: 0, unmapped: 1, errors: [] });
-    const linkage = await listCarriesLinkage(r.id);
-    expect(count(log, ALL_SCENARIOS)).toBe(linkage ? 0 : 1);
-    // Only the tests named like two scenarios (11 and 12 share a name) are looked up one by one, and only without linkage.
-    expect(count(log, 'GET /projects/:pid/test_runs/:trid/test_snapshots/:tsid')).toBe(linkage ? 0 : 2);
-    expect(log.every((e) => e.route !== 'PATCH /projects/:pid/test_runs/:trid')).toBe(true);
-    const polls = count(log, LIST);
-    // Evidence is counted apart (issue: statuses stay within their budget): Playwright's error-context of each failed test.
-    const uploads = log.filter((e) => e.method === 'POST' && e.route.endsWith('/attachments')).length;
-    console.log(
-      `[fidelity] small suite: ${requests} CucumberStudio requests (${polls} test-list reads, ${uploads} uploads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`,
-    );
-    expect(requests).toBe(log.length);
-    expect(uploads).toBe(run.summary!.targets.cucumberstudio!.attachments?.uploaded ?? 0);
-    // project, run list x2, create, 9 posts (+ scenario list and 2 lookups); the read-back is one test-list read (in polls);
-    // the CI build's build: environments, builds, create, rename (the name ignored), builds again; at the end builds + the build read
-    expect(requests - polls - uploads).toBe(linkage ? 20 : 23);
-    expect(log.filter((e) => e.target.includes('show_step_statuses=true'))).toHaveLength(1);
-  });
+  // The small suite's requests (the whole scenario list read only without the list linkage, at most once):
+  // publishing.test.ts, on the run that publishes that suite for its status table.
 
   it('a short 200 list (fewer tests than asked) is waited out like a 423, then every test gets its result', async () => {
     const name = 'fidelity short list';
@@ -119,15 +73,27 @@ describe('CucumberStudio fidelity (live)', () => {
   });
 
   // After a 500 to the PATCH that adds scenarios, the reporter looks at the run before sending them again.
-  it.each([
-    ['applied', true, 0],
-    ['not applied', false, 1],
-  ])(
-    'scenarios added to a reused run, %s then answered 500: sent again only if not in the run, one result per test',
-    async (what, applied, again) => {
-      const name = `fidelity re-add ${what}`;
+  describe('scenarios added to a reused run', () => {
+    const CASES = [
+      ['applied', true, 0],
+      ['not applied', false, 1],
+    ] as const;
+    const runName = (what: string) => `fidelity re-add ${what}`;
+    beforeAll(async () => {
+      // Both cases' runs made by one Playwright run, one reporter instance per run name (each its own outbox).
+      const [first, ...more] = CASES.map(([what], i) => ({
+        cucumberstudio: { testRunName: runName(what) },
+        outboxDir: `outbox-${i}`,
+        summaryFile: `summary-${i}.json`,
+      }));
+      const made = await runPlaywright({ files: tagged([51, 52]), env: sandbox.env(), options: first, moreReporters: more });
+      for (const [what] of CASES)
+        expect(csLastStatuses(csRun(sandbox, runName(what))), made.output).toEqual({ 51: ['passed'], 52: ['passed'] });
+    }, 300_000);
+
+    it.each(CASES)('%s then answered 500: sent again only if not in the run, one result per test', async (what, applied, again) => {
+      const name = runName(what);
       const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name };
-      await runPlaywright({ files: tagged([51, 52]), env });
       // A service that makes a scenario's tests again when it is re-added (unspecified): a needless repeat shows as a second test.
       sandbox.configure('cucumberstudio', { readdScenario: 'duplicate' });
       sandbox.setFaults('cucumberstudio', {
@@ -159,8 +125,8 @@ describe('CucumberStudio fidelity (live)', () => {
         sandbox.configure('cucumberstudio', { readdScenario: 'skip' });
         sandbox.setFaults('cucumberstudio', { overrides: [] });
       }
-    },
-  );
+    });
+  });
 
   it('a truncated JSON list surfaces at once with its own message; the results stay in the outbox and replay sends them', async () => {
     const name = 'fidelity truncated';

@@ -14,6 +14,14 @@ import {
   testSandbox,
   zephyrStatuses,
 } from './harness';
+import { TEST_BACKOFF_ENV, TEST_UNREACHABLE_ENV } from '../../src/playwright/test-knobs';
+
+/**
+ * Runs against a service taken down (connections reset) keep their results in the outbox: they give it up after
+ * its 3 tries with the test knob's 20 ms between them, not UNREACHABLE's 1 s and 3 s (that bound is
+ * unreachable.test.ts's). Retries of answered failures alike: 20 ms apart, not the lane's backoff.
+ */
+const QUICK_GIVE_UP = { [TEST_UNREACHABLE_ENV]: '20', [TEST_BACKOFF_ENV]: '20' };
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -83,7 +91,9 @@ describe.each(['live'] as const)('CucumberStudio under faults (%s)', (mode) => {
         .join('\n');
       const run = await runPlaywright({
         files: { 'f.spec.ts': `import { test } from '@playwright/test';\n${body}` },
-        env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1' },
+        // Every retry as the product makes it, 20 ms apart instead of its backoff (seconds): what is checked is the
+        // state the retries leave, not how long they wait. The 429s keep their own waits.
+        env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1', ...QUICK_GIVE_UP },
         mode,
       });
       const last = csLastStatuses(csRun(sandbox, name)); // throws on duplicates
@@ -105,7 +115,7 @@ describe.each(['live'] as const)('both targets (%s)', (mode) => {
     sandbox.setFaults('cucumberstudio', { down: true });
     let run;
     try {
-      run = await runPlaywright({ files, env, mode });
+      run = await runPlaywright({ files, env: { ...env, ...QUICK_GIVE_UP }, mode });
     } finally {
       sandbox.setFaults('cucumberstudio', { down: false });
     }
@@ -192,6 +202,7 @@ test('fails', { tag: ['@PROJ-32', '@cs-32'] }, async ({}, testInfo) => {
           // Long enough for CucumberStudio to wait out its test generation and confirm the list; Zephyr, down, is
           // given up well before (no answer: a few tries) or cut by it.
           PW_TMS_PUBLISH_TIMEOUT: '8',
+          ...QUICK_GIVE_UP,
         },
       });
     } finally {
@@ -223,7 +234,7 @@ test('b', { tag: '@cs-52' }, () => {});`,
       sandbox.setFaults('cucumberstudio', { down: true });
       let b;
       try {
-        b = await runPlaywright({ files, env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+        b = await runPlaywright({ files, env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP } });
       } finally {
         sandbox.setFaults('cucumberstudio', { down: false });
       }

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
+import type { RequestLogEntry } from '../../src/sandbox/server';
 import {
   allFileText,
   csLastStatuses,
@@ -45,9 +46,19 @@ describe.each(MODES)('publishing both suites (%s)', (mode) => {
   // Debug logging on: every request is logged, and still no secret may appear.
   let env: Record<string, string>;
   let run: RunResult;
+  /** The CucumberStudio requests the sandbox received during the run, and how many it counted. */
+  let csLog: RequestLogEntry[];
+  let csRequests: number;
   beforeAll(async () => {
     env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName, CUCUMBERSTUDIO_TEST_RUN_NAME: runName, PW_TMS_DEBUG: '1' };
+    const start = sandbox.log().length;
+    const before = sandbox.stats().cucumberstudio.requests;
     run = await runPlaywright({ files: { ...ZEPHYR_SUITE, ...CS_SUITE }, env, retries: 1, mode });
+    csLog = sandbox
+      .log()
+      .slice(start)
+      .filter((e) => e.service === 'cucumberstudio');
+    csRequests = sandbox.stats().cucumberstudio.requests - before;
   }, 300_000);
 
   it('Zephyr: ends with exactly one execution per key, each with its mapped status', () => {
@@ -97,4 +108,42 @@ describe.each(MODES)('publishing both suites (%s)', (mode) => {
     expect(outboxFiles(run.outboxDir)).toEqual([]);
     expect(run.output + allFileText(run.dir)).not.toContain(env.CUCUMBERSTUDIO_ACCESS_TOKEN);
   });
+
+  it('CucumberStudio requests: the whole scenario list is read only without the list linkage, and at most once', async () => {
+    const log = csLog;
+    const count = (route: string) => log.filter((e) => e.route === route).length;
+    const linkage = await listCarriesLinkage(csRun(sandbox, runName).id);
+    expect(count('GET /projects/:pid/scenarios')).toBe(linkage ? 0 : 1);
+    // Only the tests named like two scenarios (11 and 12 share a name) are looked up one by one, and only without linkage.
+    expect(count('GET /projects/:pid/test_runs/:trid/test_snapshots/:tsid')).toBe(linkage ? 0 : 2);
+    expect(count('PATCH /projects/:pid/test_runs/:trid')).toBe(0);
+    // Test-list reads depend on how long the generation takes (the 423s waited out): counted apart.
+    const polls = count('GET /projects/:pid/test_runs/:trid/test_snapshots');
+    // Evidence is counted apart (issue: statuses stay within their budget): Playwright's error-context of each failed test.
+    const uploads = log.filter((e) => e.method === 'POST' && e.route.endsWith('/attachments')).length;
+    console.log(
+      `[publishing ${mode}] CS_SUITE: ${csRequests} CucumberStudio requests (${polls} test-list reads, ${uploads} uploads, linkage ${linkage ? 'served' : 'absent: fallback by names'})`,
+    );
+    expect(csRequests).toBe(log.length);
+    expect(uploads).toBe(run.summary!.targets.cucumberstudio!.attachments?.uploaded ?? 0);
+    // project, run list x2, create, 9 posts (+ scenario list and 2 lookups); the read-back is one test-list read (in polls);
+    // the CI build's build: environments, builds, create, rename (the name ignored), builds again; at the end builds + the build read
+    expect(csRequests - polls - uploads).toBe(linkage ? 20 : 23);
+    expect(log.filter((e) => e.target.includes('show_step_statuses=true'))).toHaveLength(1);
+  });
 });
+
+/** Does the sandbox's test list give `relationships.scenario.data` (asked after the measured run, so not counted in it)? */
+async function listCarriesLinkage(runId: number): Promise<boolean> {
+  const env = sandbox.env();
+  const res = await fetch(`${sandbox.origin}/api/projects/1/test_runs/${runId}/test_snapshots?include=scenario`, {
+    headers: {
+      Accept: 'application/vnd.api+json; version=1',
+      uid: env.CUCUMBERSTUDIO_UID,
+      'access-token': env.CUCUMBERSTUDIO_ACCESS_TOKEN,
+      client: env.CUCUMBERSTUDIO_CLIENT,
+    },
+  });
+  const doc = (await res.json()) as { data: Array<{ relationships?: { scenario?: { data?: { id: string } } } }> };
+  return doc.data.some((t) => t.relationships?.scenario?.data?.id !== undefined);
+}

@@ -8,6 +8,14 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { baseEnv, exec, outboxFiles, REPO, runPlaywright, tempDir, testSandbox, zephyrCycles, type RunResult } from './harness';
+import { TEST_BACKOFF_ENV, TEST_UNREACHABLE_ENV } from '../../src/playwright/test-knobs';
+
+/**
+ * Runs against a service taken down (connections reset) keep their results in the outbox: they give it up after
+ * its 3 tries with the test knob's 20 ms between them, not UNREACHABLE's 1 s and 3 s (that bound is
+ * unreachable.test.ts's). Retries of answered failures alike: 20 ms apart, not the lane's backoff.
+ */
+const QUICK_GIVE_UP = { [TEST_UNREACHABLE_ENV]: '20', [TEST_BACKOFF_ENV]: '20' };
 
 const BIN = path.join(REPO, 'bin/playwright-tms-reporter.js');
 let sandbox: RunningSandbox;
@@ -82,7 +90,12 @@ describe('replay settings', () => {
     sandbox.setFaults('zephyr', { down: true });
     let run: RunResult;
     try {
-      run = await runPlaywright({ files: SUITE, env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' }, options: then, retries: 1 });
+      run = await runPlaywright({
+        files: SUITE,
+        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
+        options: then,
+        retries: 1,
+      });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }
@@ -138,7 +151,7 @@ describe('replay settings', () => {
     try {
       run = await runPlaywright({
         files: SUITE,
-        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3' },
+        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
         options: a,
         secondReporter: b,
         retries: 1,

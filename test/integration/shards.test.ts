@@ -6,7 +6,18 @@ import { createPrinter } from '../../src/shared/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
 import type { TestRecord } from '../../src/shared/model';
-import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, tempDir, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
+import {
+  csLastStatuses,
+  csRun,
+  csRuns,
+  outboxFiles,
+  runPlaywright,
+  tempDir,
+  testSandbox,
+  zephyrCycles,
+  zephyrStatuses,
+  type RunResult,
+} from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -52,50 +63,67 @@ describe.each([2, 4])('%i live shards started at the same instant', (n) => {
   });
 });
 
-it('2 live shards on a tight budget (7 calls per 2 s each, the key allows 14): the exact union, each status set once, no 429', async () => {
-  // Under such a budget a shard keeps passed results that can share a later bulk call while its window is
-  // short of room (ZephyrTarget.batching.pick): whatever it still holds at the end goes with the end's bulk.
-  const base = 800;
-  const name = 'shards paced';
-  const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
-  const env = { ...zephyrOnly, ZEPHYR_CYCLE_NAME: name, ZEPHYR_RATE_LIMIT: '7/2' };
-  const before = sandbox.stats().zephyr.rateLimited;
-  sandbox.setFaults('zephyr', { rateLimit: { count: 14, windowMs: 2000 } });
-  try {
-    const runs = await Promise.all(
-      [1, 2].map((i) => runPlaywright({ files: shardSuite(base, 400), env, workers: 1, args: [`--shard=${i}/2`] })),
-    );
-    for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
-    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${base + i}`, i % 5 === 4 ? 2 : 1]));
-    expect(zephyrStatuses(sandbox, name)).toEqual(want);
-    const cycle = zephyrCycles(sandbox).find((c) => c.name === name)!;
-    expect(cycle.executions.filter((e) => e.statusChanges !== 1).map((e) => `${e.issueKey}: ${e.statusChanges}`)).toEqual([]);
-    expect(sandbox.stats().zephyr.rateLimited - before).toBe(0);
-  } finally {
-    sandbox.setFaults('zephyr', { rateLimit: null });
-  }
-});
+/**
+ * 24 tests in 6 files; test i maps to PROJ-(zephyrBase+i) and scenario (csBase+i) (the keys of each service apart
+ * from every other case's); every 5th fails; each takes `ms`.
+ */
+function pacedSuite(zephyrBase: number, csBase: number, ms: number): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(shardSuite(zephyrBase, ms)).map(([file, text]) => [
+      file,
+      text.replace(/'@cs-(\d+)'/g, (_, id) => `'@cs-${Number(id) - zephyrBase + csBase}'`),
+    ]),
+  );
+}
 
-it('2 live CucumberStudio shards on one machine share its per-IP limit (each paced to all of it): exact, no 429', async () => {
-  // Each shard alone may send 12 calls per 2 s, the service's whole limit; together they count each other's calls.
-  const base = 850;
-  const name = 'cs shards paced';
-  const csOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_')));
-  const env = { ...csOnly, CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '12/2' };
-  const before = sandbox.stats().cucumberstudio.rateLimited;
-  sandbox.setFaults('cucumberstudio', { rateLimit: { count: 12, windowMs: 2000 } });
-  try {
-    const runs = await Promise.all(
-      [1, 2].map((i) => runPlaywright({ files: shardSuite(base, 200), env, workers: 1, args: [`--shard=${i}/2`] })),
-    );
+// Both services paced in one pair of shards (their keys are disjoint, their limits apart): each case asserts its
+// service as if the shards had published to it alone (two Playwright shards instead of two pairs).
+describe('2 live shards, each service on a tight budget', () => {
+  const zephyr = { base: 800, name: 'shards paced' };
+  const cs = { base: 850, name: 'cs shards paced' };
+  let runs: RunResult[];
+  const rateLimited = { zephyr: 0, cucumberstudio: 0 };
+  beforeAll(async () => {
+    const env = {
+      ...sandbox.env(),
+      ZEPHYR_CYCLE_NAME: zephyr.name,
+      ZEPHYR_RATE_LIMIT: '7/2',
+      CUCUMBERSTUDIO_TEST_RUN_NAME: cs.name,
+      CUCUMBERSTUDIO_RATE_LIMIT: '12/2',
+    };
+    const before = { zephyr: sandbox.stats().zephyr.rateLimited, cucumberstudio: sandbox.stats().cucumberstudio.rateLimited };
+    sandbox.setFaults('zephyr', { rateLimit: { count: 14, windowMs: 2000 } });
+    sandbox.setFaults('cucumberstudio', { rateLimit: { count: 12, windowMs: 2000 } });
+    try {
+      runs = await Promise.all(
+        [1, 2].map((i) => runPlaywright({ files: pacedSuite(zephyr.base, cs.base, 400), env, workers: 1, args: [`--shard=${i}/2`] })),
+      );
+    } finally {
+      sandbox.setFaults('zephyr', { rateLimit: null });
+      sandbox.setFaults('cucumberstudio', { rateLimit: null });
+    }
+    for (const id of ['zephyr', 'cucumberstudio'] as const) rateLimited[id] = sandbox.stats()[id].rateLimited - before[id];
+  }, 300_000);
+
+  it('Zephyr (7 calls per 2 s each, the key allows 14): the exact union, each status set once, no 429', () => {
+    // Under such a budget a shard keeps passed results that can share a later bulk call while its window is
+    // short of room (ZephyrTarget.batching.pick): whatever it still holds at the end goes with the end's bulk.
     for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
-    expect(csLastStatuses(csRun(sandbox, name))).toEqual(
-      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
+    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${zephyr.base + i}`, i % 5 === 4 ? 2 : 1]));
+    expect(zephyrStatuses(sandbox, zephyr.name)).toEqual(want);
+    const cycle = zephyrCycles(sandbox).find((c) => c.name === zephyr.name)!;
+    expect(cycle.executions.filter((e) => e.statusChanges !== 1).map((e) => `${e.issueKey}: ${e.statusChanges}`)).toEqual([]);
+    expect(rateLimited.zephyr).toBe(0);
+  });
+
+  it('CucumberStudio, whose per-IP limit the shards on one machine share (each paced to all of it): exact, no 429', () => {
+    // Each shard alone may send 12 calls per 2 s, the service's whole limit; together they count each other's calls.
+    for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
+    expect(csLastStatuses(csRun(sandbox, cs.name))).toEqual(
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [cs.base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
     );
-    expect(sandbox.stats().cucumberstudio.rateLimited - before).toBe(0);
-  } finally {
-    sandbox.setFaults('cucumberstudio', { rateLimit: null });
-  }
+    expect(rateLimited.cucumberstudio).toBe(0);
+  });
 });
 
 it('a shard that receives no tests publishes nothing and creates nothing', async () => {

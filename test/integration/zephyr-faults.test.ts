@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import { allFileText, outboxFiles, runPlaywright, runReplay, testSandbox, zephyrCycles, zephyrStatuses } from './harness';
 import { bulkSuite } from './suites';
-import { TEST_BACKOFF_ENV } from '../../src/playwright/test-knobs';
+import { TEST_BACKOFF_ENV, TEST_UNREACHABLE_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -48,10 +48,17 @@ describe.each(['live'] as const)('Zephyr down for the whole run (%s)', (mode) =>
     sandbox.setFaults('zephyr', { down: true });
     let run;
     try {
-      run = await runPlaywright({ files: bulkSuite(12, 4, 300), env, mode });
+      // Given up after its 3 tries, 20 ms apart (the test knob), not UNREACHABLE's 1 s and 3 s (unreachable.test.ts's).
+      run = await runPlaywright({
+        files: bulkSuite(12, 4, 300),
+        env: { ...env, [TEST_UNREACHABLE_ENV]: '20', [TEST_BACKOFF_ENV]: '20' },
+        mode,
+      });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }
+    // Given up at the test knob's pace (under 3 s), not UNREACHABLE's (3 tries over 4 s): the knob reached the run.
+    expect(run.output).toMatch(/Zephyr unreachable: connection reset at \S+ \(3 tries over [0-2](\.\d)? s\)/);
     // The suite has failing tests; publishing must not change the exit code (merge-reports always exits 0).
     expect(run.exitCode).toBe(mode === 'live' ? 1 : 0);
     expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(0);

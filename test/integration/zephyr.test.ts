@@ -13,7 +13,16 @@ import {
   testSandbox,
   zephyrCycles,
   zephyrStatuses,
+  type RunResult,
 } from './harness';
+import { TEST_BACKOFF_ENV, TEST_UNREACHABLE_ENV } from '../../src/playwright/test-knobs';
+
+/**
+ * Runs against a service taken down (connections reset) keep their results in the outbox: they give it up after
+ * its 3 tries with the test knob's 20 ms between them, not UNREACHABLE's 1 s and 3 s (that bound is
+ * unreachable.test.ts's). Retries of answered failures alike: 20 ms apart, not the lane's backoff.
+ */
+const QUICK_GIVE_UP = { [TEST_UNREACHABLE_ENV]: '20', [TEST_BACKOFF_ENV]: '20' };
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -55,7 +64,7 @@ test('prints its env ' + env('ZEPHYR_SECRET_KEY'), { tag: ['@PROJ-61', '@cs-61']
   throw new Error('env: ' + env('ZEPHYR_SECRET_KEY') + ' ' + env('ZEPHYR_ACCESS_KEY') + ' ' + env('CUCUMBERSTUDIO_ACCESS_TOKEN'));
 });`,
         },
-        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' },
+        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
         mode,
       });
     } finally {
@@ -90,62 +99,62 @@ test('prints its env ' + env('ZEPHYR_SECRET_KEY'), { tag: ['@PROJ-61', '@cs-61']
   });
 });
 
+// Both cases of a reused cycle in one pair of runs (their keys are disjoint): the first run publishes every key,
+// the second publishes them again into the same cycle, each case asserting its keys (two runs instead of four).
 describe('a reused cycle (live)', () => {
-  it('a key that passes now loses the failure comment an earlier run left', async () => {
-    const name = 'reused comments';
-    const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name };
-    const spec = (fail: boolean) => ({
-      'r.spec.ts': `import { test } from '@playwright/test';
-test('a', { tag: '@PROJ-91' }, () => { ${fail ? "throw new Error('broken yesterday');" : ''} });
-test('b', { tag: '@PROJ-92' }, () => { ${fail ? "throw new Error('also broken');" : ''} });`,
+  const name = 'reused cycle';
+  /** The first run: PROJ-91/92 fail with a comment, PROJ-93..95 pass (93 with 3 steps). The second: the other way round. */
+  const spec = (second: boolean) => ({
+    'r.spec.ts': `import { test, expect } from '@playwright/test';
+test('a', { tag: '@PROJ-91' }, () => { ${second ? '' : "throw new Error('broken yesterday');"} });
+test('b', { tag: '@PROJ-92' }, () => { ${second ? '' : "throw new Error('also broken');"} });
+test('c', { tag: '@PROJ-93' }, async () => {
+  await test.step('one', async () => {});
+  await test.step('two', async () => { expect(${second ? "'declined'" : "'ok'"}).toBe('ok'); });
+  await test.step('three', async () => {});
+});
+test('d', { tag: '@PROJ-94' }, () => { test.skip(${second}, 'not on this platform'); });
+test('e', { tag: '@PROJ-95' }, () => { if (${second}) throw new Error('broken now'); });`,
+  });
+  type Execution = { statusId: number; comment?: string; stepResults: { statusId: number }[] };
+  const execs = () =>
+    Object.fromEntries(
+      zephyrCycles(sandbox)
+        .find((c) => c.name === name)!
+        .executions.map((e) => [e.issueKey, e as unknown as Execution]),
+    );
+  const steps = (key: string) => execs()[key].stepResults.map((r) => r.statusId);
+  let first: { statuses: Record<string, number>; comment91: string };
+  let second: RunResult;
+  beforeAll(async () => {
+    await runPlaywright({ files: spec(false), env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name } });
+    first = { statuses: zephyrStatuses(sandbox, name), comment91: execs()['PROJ-91'].comment ?? '' };
+    // detailed: failed tests get their steps one by one; a passed test's steps are PASS as with the default.
+    second = await runPlaywright({
+      files: spec(true),
+      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, ZEPHYR_STEP_RESULTS: 'detailed' },
     });
-    await runPlaywright({ files: spec(true), env });
-    const execs = () =>
-      Object.fromEntries(
-        zephyrCycles(sandbox)
-          .find((c) => c.name === name)!
-          .executions.map((e) => [e.issueKey, e]),
-      );
-    expect(execs()['PROJ-91'].comment).toContain('broken yesterday');
-    const run = await runPlaywright({ files: spec(false), env });
-    expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, errors: [], container: { reused: true } });
-    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-91': 1, 'PROJ-92': 1 });
+  }, 300_000);
+
+  it('both runs publish every key, the second into the same cycle: one execution per key', () => {
+    expect(first.statuses).toEqual({ 'PROJ-91': 2, 'PROJ-92': 2, 'PROJ-93': 1, 'PROJ-94': 1, 'PROJ-95': 1 });
+    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-91': 1, 'PROJ-92': 1, 'PROJ-93': 2, 'PROJ-94': -1, 'PROJ-95': 2 });
+    expect(first.comment91).toContain('broken yesterday');
+    expect(second.summary!.targets.zephyr).toMatchObject({ published: 5, errors: [], container: { reused: true } });
+    expect(second.summary!.targets.zephyr.verify).toMatchObject({ ok: true });
+  });
+
+  it('a key that passes now loses the failure comment an earlier run left', () => {
+    expect(zephyrStatuses(sandbox, name)).toMatchObject({ 'PROJ-91': 1, 'PROJ-92': 1 });
     expect(execs()['PROJ-91'].comment ?? '').toBe('');
     // Its own call (the comment cleared) still gives its steps PASS, as the bulk call gives PROJ-92's.
-    const steps = (key: string) => (execs()[key] as unknown as { stepResults: { statusId: number }[] }).stepResults.map((r) => r.statusId);
     expect(steps('PROJ-91')).toEqual([1, 1, 1]);
     expect(steps('PROJ-92')).toEqual([1, 1, 1]);
   });
 
-  it('a key failing now keeps no PASS step of the earlier run; a key skipped now does not keep the earlier run’s PASS', async () => {
-    const name = 'reused steps';
-    const spec = (now: boolean) => ({
-      'r.spec.ts': `import { test, expect } from '@playwright/test';
-test('a', { tag: '@PROJ-93' }, async () => {
-  await test.step('one', async () => {});
-  await test.step('two', async () => { expect(${now ? "'declined'" : "'ok'"}).toBe('ok'); });
-  await test.step('three', async () => {});
-});
-test('b', { tag: '@PROJ-94' }, () => { test.skip(${now}, 'not on this platform'); });
-test('c', { tag: '@PROJ-95' }, () => { if (${now}) throw new Error('broken now'); });`,
-    });
-    const execs = () =>
-      Object.fromEntries(
-        zephyrCycles(sandbox)
-          .find((c) => c.name === name)!
-          .executions.map((e) => [e.issueKey, e as unknown as { statusId: number; comment?: string; stepResults: { statusId: number }[] }]),
-      );
-    const steps = (key: string) => execs()[key].stepResults.map((r) => r.statusId);
-    await runPlaywright({ files: spec(false), env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name } });
-    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-93': 1, 'PROJ-94': 1, 'PROJ-95': 1 });
-    const run = await runPlaywright({
-      files: spec(true),
-      env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, ZEPHYR_STEP_RESULTS: 'detailed' },
-    });
-    expect(run.summary!.targets.zephyr).toMatchObject({ published: 3, errors: [], container: { reused: true } });
-    expect(run.summary!.targets.zephyr.verify).toMatchObject({ ok: true });
+  it('a key failing now keeps no PASS step of the earlier run; a key skipped now does not keep the earlier run’s PASS', () => {
     // Skipped: a run is a build of its own, so the earlier run's PASS is another build's: UNEXECUTED replaces it.
-    expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-93': 2, 'PROJ-94': -1, 'PROJ-95': 2 });
+    expect(zephyrStatuses(sandbox, name)).toMatchObject({ 'PROJ-93': 2, 'PROJ-94': -1, 'PROJ-95': 2 });
     // detailed: the steps it ran, and the one it never reached UNEXECUTED (it said PASS from the earlier run).
     expect(steps('PROJ-93')).toEqual([1, 2, -1]);
     expect(steps('PROJ-94')).toEqual([-1, -1, -1]);
@@ -184,7 +193,7 @@ describe('replay of a run with a statusMap in its config (live)', () => {
 test('skips', { tag: ['@PROJ-81', '@cs-81'] }, () => { test.skip(); });
 test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
         },
-        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' },
+        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
         options: { zephyr: { statusMap: { skipped: 'WIP' } }, cucumberstudio: { statusMap: { skipped: 'wip' } } },
       });
     } finally {
@@ -243,7 +252,7 @@ test('f', { tag: '@PROJ-96' }, async ({}, testInfo) => {
     sandbox.setFaults('zephyr', { down: true });
     let b;
     try {
-      b = await runPlaywright({ files: spec('B'), env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3' } });
+      b = await runPlaywright({ files: spec('B'), env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP } });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }
