@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import { machinePacingDir } from '../../src/kit/pacing-peers';
@@ -130,6 +130,7 @@ export function exec(
   env: Record<string, string>,
   timeoutMs = 180_000,
 ): Promise<{ exitCode: number; output: string }> {
+  countStart(cmd === process.execPath ? args : [cmd, ...args]);
   return new Promise((resolve) => {
     // A process group of its own: a run that times out goes with its whole tree (Playwright's workers, a merge's
     // children), never leaving a worker behind to load the machine for the tests after it.
@@ -143,6 +144,17 @@ export function exec(
       resolve({ exitCode: code ?? (signal ? 128 : 1), output });
     });
   });
+}
+
+/**
+ * With PW_TMS_TEST_COUNT_RUNS=<file>, appends a line per child process started (test file, then what it runs:
+ * `test`, `merge-reports`, `replay`…): Playwright starts are what the suite's time goes to (≈ 3 s of CPU each).
+ */
+export function countStart(args: string[]): void {
+  const file = process.env.PW_TMS_TEST_COUNT_RUNS;
+  if (!file) return;
+  const what = args[0] === PW_CLI || args[0] === BIN ? args[1] : path.basename(args[0]);
+  fs.appendFileSync(file, `${path.basename(expect.getState().testPath ?? '?')}\t${what}\n`);
 }
 
 /** Ends a process group started `detached` (its leader and every child), by its leader's pid. */
