@@ -27,6 +27,10 @@ export interface RunOptions {
   /** Config flavour: TypeScript (default), ESM (.mjs) or CommonJS (.cjs). */
   config?: 'ts' | 'esm' | 'cjs';
   retries?: number;
+  /**
+   * Playwright workers, 1 by default: each is a Node process loading Playwright (≈ 1 s of CPU), and one runs the
+   * tests in file then declaration order. A test that needs tests side by side asks for 2.
+   */
   workers?: number;
   args?: string[];
   /** Reuse a folder (e.g. to run replay in the same place). */
@@ -174,7 +178,7 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   testDir: './tests',
   outputDir: './test-results',
   retries: ${o.retries ?? 0},
-  workers: ${o.workers ?? 2},
+  workers: ${o.workers ?? 1},
   fullyParallel: true,
   reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}${
     o.globalSetup ? `\n  globalSetup: ${JSON.stringify(`./${o.globalSetup}`)},` : ''
