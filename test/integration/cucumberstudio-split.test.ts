@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { csRun, csRuns, runPlaywright, runReplay, testSandbox, type CsRun, type Mode, type RunResult } from './harness';
-import { runInstances, type InstanceResult } from './shared-run';
+import { csRun, csRuns, runPlaywright, runReplay, testSandbox, type CsRun, type RunResult } from './harness';
+import { runInstances, type Instances } from './shared-run';
 
 /**
  * CucumberStudio split mode (`projects: 'split'`): one execution environment per Playwright project, named as the
@@ -12,7 +12,7 @@ import { runInstances, type InstanceResult } from './shared-run';
  * Playwright starts are what this file's time goes to: the runs that need no run of their own (the dry run, the
  * first run, the CI build's rerun of both projects, the outage) are instances of the reporter in one process, each
  * with its own test run, build, outbox and summary file; the outage's instance publishes to a sandbox of its own,
- * down for that whole run.
+ * down for that whole run. That process also writes the blob report that merge-reports then publishes.
  */
 let sandbox: RunningSandbox;
 let downed: RunningSandbox;
@@ -36,13 +36,12 @@ const csEnv = (runName?: string) => ({
   ...(runName ? { CUCUMBERSTUDIO_TEST_RUN_NAME: runName } : {}),
   PW_TMS_PROJECTS: 'split',
 });
-const publish = (runName: string, build: string, o: { args?: string[]; mode?: Mode; env?: Record<string, string> } = {}) =>
+const publish = (runName: string, build: string, o: { args?: string[] } = {}) =>
   runPlaywright({
     files,
     projects: ['alpha', 'beta'],
-    mode: o.mode,
     args: o.args,
-    env: { ...csEnv(runName), PW_TMS_BUILD: build, ...o.env },
+    env: { ...csEnv(runName), PW_TMS_BUILD: build },
   });
 
 interface BuildView {
@@ -84,7 +83,7 @@ const instances = () => ({
   both: { cucumberstudio: { testRunName: 'split jobs' }, build: 'ci 2' }, // after the jobs of alpha and beta
   down: { cucumberstudio: { testRunName: 'split replay', baseUrl: downed.origin }, build: 'ci 4', publishTimeout: 3 },
 });
-let shared: Record<keyof ReturnType<typeof instances>, InstanceResult>;
+let shared: Instances<keyof ReturnType<typeof instances>>;
 let jobs: { alpha: RunResult; beta: RunResult; run: CsRun };
 
 beforeAll(async () => {
@@ -96,7 +95,11 @@ beforeAll(async () => {
   jobs = { alpha, beta, run: structuredClone(csRun(sandbox, 'split jobs')) };
   downed.setFaults('cucumberstudio', { down: true });
   try {
-    shared = await runInstances({ files, projects: ['alpha', 'beta'], env: csEnv() }, instances());
+    // The same run's blob report, merged: merge-reports publishes it as CI build "ci 3".
+    shared = await runInstances({ files, projects: ['alpha', 'beta'], env: csEnv() }, instances(), {
+      cucumberstudio: { testRunName: 'split blob' },
+      build: 'ci 3',
+    });
   } finally {
     downed.setFaults('cucumberstudio', { down: false });
   }
@@ -136,8 +139,8 @@ it('a job per project, then both again, of one CI build: the same two environmen
   expect(byEnvironment('split jobs', 'ci 2')).toEqual(EXPECTED);
 });
 
-it('through blob and merge-reports: the same environments and statuses', async () => {
-  const merged = await publish('split blob', 'ci 3', { mode: 'merge' });
+it('through blob and merge-reports: the same environments and statuses', () => {
+  const merged = shared.merged!;
   expect(merged.summary!.targets.cucumberstudio, merged.output).toMatchObject({ published: 6, errors: [], verify: { ok: true } });
   expect(environmentNames('split blob')).toEqual(['Default', 'alpha', 'beta']);
   expect(byEnvironment('split blob', 'ci 3')).toEqual(EXPECTED);

@@ -44,11 +44,15 @@ export interface RunOptions {
   projects?: string[];
   /** Playwright's `use` (e.g. `{ trace: 'on-first-retry' }`). */
   use?: Record<string, unknown>;
-  /** Options of a second instance of the reporter in the same config (live runs). */
+  /**
+   * Options of a second instance of the reporter in the same config. It is always a live instance: in merge mode
+   * it runs in `playwright test`, beside the blob reporter, while `options` are merge-reports' instance's.
+   */
   secondReporter?: Record<string, unknown>;
   /**
-   * Options of further instances after those (live runs): one Playwright run publishing the same tests to several
-   * sandboxes, one instance each (its own baseUrl, outboxDir, summaryFile), instead of one run per sandbox.
+   * Options of further instances after those (live, as `secondReporter`): one Playwright run publishing the same
+   * tests to several sandboxes or places, one instance each (its own baseUrl, outboxDir, summaryFile), instead of
+   * one run each.
    */
   moreReporters?: Record<string, unknown>[];
 }
@@ -206,12 +210,12 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
     ...o.env,
   });
   let result: { exitCode: number; output: string };
+  const second = [o.secondReporter, ...(o.moreReporters ?? [])].filter((r) => r).map((r) => ['playwright-tms-reporter', r]);
   if ((o.mode ?? 'live') === 'live') {
-    const second = [o.secondReporter, ...(o.moreReporters ?? [])].filter((r) => r).map((r) => ['playwright-tms-reporter', r]);
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms, ...second], o));
     result = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, env);
   } else {
-    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob']], o));
+    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob'], ...second], o));
     fs.writeFileSync(path.join(dir, `merge.config.${ext}`), configText(kind, [['dot'], tms], o));
     const first = await exec(
       process.execPath,

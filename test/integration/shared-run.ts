@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunSummary } from '../../src/shared/model';
-import { runPlaywright, type RunOptions } from './harness';
+import { runPlaywright, type RunOptions, type RunResult } from './harness';
 
 /** What one instance wrote: its summary (no targets when it wrote none: it crashed), its outbox; the run's output. */
 export interface InstanceResult {
@@ -17,14 +17,24 @@ export interface InstanceResult {
   exitCode: number;
 }
 
-/** A live run with one reporter instance per entry of `instances` (each given `outbox-<name>`, `summary-<name>.json`). */
+/** Each instance's results by name, and the merged run when there is one. */
+export type Instances<K extends string> = Record<K, InstanceResult> & { merged?: RunResult };
+
+/**
+ * A run with one live reporter instance per entry of `instances` (each given `outbox-<name>`, `summary-<name>.json`).
+ * With `merged` (the options of one more instance), the run also writes a blob report and `merge-reports` publishes
+ * it through that instance (its outbox `outbox`, its summary `summary.json`): the live instances' run is the blob's.
+ */
 export async function runInstances<K extends string>(
   o: Omit<RunOptions, 'options' | 'secondReporter' | 'moreReporters' | 'mode'>,
   instances: Record<K, Record<string, unknown>>,
-): Promise<Record<K, InstanceResult>> {
+  merged?: Record<string, unknown>,
+): Promise<Instances<K>> {
   const names = Object.keys(instances) as K[];
   const options = names.map((name) => ({ ...instances[name], outboxDir: `outbox-${name}`, summaryFile: `summary-${name}.json` }));
-  const run = await runPlaywright({ ...o, options: options[0], moreReporters: options.slice(1) });
+  const run = merged
+    ? await runPlaywright({ ...o, mode: 'merge', options: merged, moreReporters: options })
+    : await runPlaywright({ ...o, options: options[0], moreReporters: options.slice(1) });
   const out = {} as Record<K, InstanceResult>;
   for (const name of names) {
     const file = path.join(run.dir, `summary-${name}.json`);
@@ -32,5 +42,5 @@ export async function runInstances<K extends string>(
     const summary = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { targets: {} }) as RunSummary;
     out[name] = { summary, outboxDir: path.join(run.dir, `outbox-${name}`), output: run.output, exitCode: run.exitCode };
   }
-  return out;
+  return merged ? { ...out, merged: run } : out;
 }

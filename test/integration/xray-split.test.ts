@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runPlaywright, runReplay, testSandbox, xrayOnly, type Mode } from './harness';
-import { runInstances, type InstanceResult } from './shared-run';
+import { runReplay, testSandbox, xrayOnly } from './harness';
+import { runInstances, type Instances } from './shared-run';
 import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray-helpers';
 
 /**
@@ -11,7 +11,8 @@ import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray
  *
  * Playwright starts are what this file's time goes to: the live runs are two processes, each with several instances
  * of the reporter (their own summaries, outboxes and summary files): the first run of "xsplit one" beside the outage
- * (a sandbox of its own, down for that whole run), then its second run beside the one given a Test Execution key.
+ * (a sandbox of its own, down for that whole run), whose blob report merge-reports publishes, then its second run
+ * beside the one given a Test Execution key.
  */
 let sandbox: RunningSandbox;
 let downed: RunningSandbox;
@@ -27,10 +28,8 @@ test('ok', { tag: '@XT-2' }, () => {});`,
 
 const env = (s: RunningSandbox, extra: Record<string, string> = {}) =>
   xrayOnly(s.env(), { XRAY_TEST_PLAN_KEY: 'XT-302', PW_TMS_PROJECTS: 'split', ...extra });
-const publish = (summary: string, mode: Mode = 'live') =>
-  runPlaywright({ files, projects: ['alpha', 'beta'], mode, env: env(sandbox, { XRAY_TEST_EXECUTION_SUMMARY: summary }) });
-const shared = (instances: Record<string, Record<string, unknown>>) =>
-  runInstances({ files, projects: ['alpha', 'beta'], env: env(sandbox) }, instances);
+const shared = <K extends string>(instances: Record<K, Record<string, unknown>>, merged?: Record<string, unknown>) =>
+  runInstances({ files, projects: ['alpha', 'beta'], env: env(sandbox) }, instances, merged);
 
 /** Both projects' executions: their own environment, plan link and statuses; no merge-mode execution. */
 function expectSplit(summary: string, s: Pick<RunningSandbox, 'state'> = sandbox): void {
@@ -48,20 +47,24 @@ function expectSplit(summary: string, s: Pick<RunningSandbox, 'state'> = sandbox
   expect(silentTodos(held)).toBe(0);
 }
 
-let first: Record<'one' | 'down', InstanceResult>;
+let first: Instances<'one' | 'down'>;
 /** The sandbox's state after the first run of "xsplit one", before its second. */
 let afterFirst: ReturnType<RunningSandbox['state']>;
-let second: Record<'again' | 'key', InstanceResult>;
+let second: Instances<'again' | 'key'>;
 
 beforeAll(async () => {
   sandbox = await testSandbox();
   downed = await testSandbox();
   downed.setFaults('xray', { down: true });
   try {
-    first = await shared({
-      one: { xray: { testExecutionSummary: 'xsplit one' } },
-      down: { xray: { testExecutionSummary: 'xsplit replay', baseUrl: downed.env().XRAY_BASE_URL }, publishTimeout: 3 },
-    });
+    // The run's blob report, merged, is "xsplit blob".
+    first = await shared(
+      {
+        one: { xray: { testExecutionSummary: 'xsplit one' } },
+        down: { xray: { testExecutionSummary: 'xsplit replay', baseUrl: downed.env().XRAY_BASE_URL }, publishTimeout: 3 },
+      },
+      { xray: { testExecutionSummary: 'xsplit blob' } },
+    );
   } finally {
     downed.setFaults('xray', { down: false });
   }
@@ -90,8 +93,8 @@ it('one process: a Test Execution per project with its environment and its own s
   expectSplit('xsplit one');
 });
 
-it('through blob and merge-reports: the same executions and statuses', async () => {
-  const run = await publish('xsplit blob', 'merge');
+it('through blob and merge-reports: the same executions and statuses', () => {
+  const run = first.merged!;
   expect(run.summary!.targets.xray, run.output).toMatchObject({ published: 4, errors: [], verify: { ok: true } });
   expectSplit('xsplit blob');
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runPlaywright, runReplay, testSandbox, zephyrCycles, type Mode, type RunResult, type ZCycle, type ZExecution } from './harness';
-import { runInstances, type InstanceResult } from './shared-run';
+import { runPlaywright, runReplay, testSandbox, zephyrCycles, type RunResult, type ZCycle, type ZExecution } from './harness';
+import { runInstances, type Instances } from './shared-run';
 
 /**
  * Zephyr split mode (`projects: 'split'`): one folder per Playwright project in the cycle, named as the project,
@@ -12,7 +12,7 @@ import { runInstances, type InstanceResult } from './shared-run';
  * Playwright starts are what this file's time goes to: the runs that need no run of their own (the dry run, the
  * local run, the CI build's rerun of both projects, the outage) are instances of the reporter in one process, each
  * with its own cycle, build, outbox and summary file; the outage's instance publishes to a sandbox of its own,
- * down for that whole run.
+ * down for that whole run. That process also writes the blob report that merge-reports then publishes.
  */
 let sandbox: RunningSandbox;
 let downed: RunningSandbox;
@@ -39,13 +39,12 @@ const zEnv = (cycleName?: string) => ({
   ...(cycleName ? { ZEPHYR_CYCLE_NAME: cycleName } : {}),
   PW_TMS_PROJECTS: 'split',
 });
-const publish = (cycleName: string, build: string | undefined, o: { args?: string[]; mode?: Mode; env?: Record<string, string> } = {}) =>
+const publish = (cycleName: string, build: string | undefined, o: { args?: string[] } = {}) =>
   runPlaywright({
     files,
     projects: ['alpha', 'beta'],
-    mode: o.mode,
     args: o.args,
-    env: { ...zEnv(cycleName), ...(build ? { PW_TMS_BUILD: build } : {}), ...o.env },
+    env: { ...zEnv(cycleName), ...(build ? { PW_TMS_BUILD: build } : {}) },
   });
 
 type ZFolder = { name: string; executions: ZExecution[] };
@@ -74,7 +73,7 @@ const instances = () => ({
   both: { zephyr: { cycleName: 'zsplit jobs' }, build: 'zci 2' }, // after the jobs of alpha and beta
   down: { zephyr: { cycleName: 'zsplit replay', baseUrl: downed.env().ZEPHYR_BASE_URL }, build: 'zci 4', publishTimeout: 3 },
 });
-let shared: Record<keyof ReturnType<typeof instances>, InstanceResult>;
+let shared: Instances<keyof ReturnType<typeof instances>>;
 let jobs: { alpha: RunResult; beta: RunResult; cycles: ZCycle[] };
 
 beforeAll(async () => {
@@ -86,7 +85,11 @@ beforeAll(async () => {
   jobs = { alpha, beta, cycles: structuredClone(zephyrCycles(sandbox)) };
   downed.setFaults('zephyr', { down: true });
   try {
-    shared = await runInstances({ files, projects: ['alpha', 'beta'], env: zEnv() }, instances());
+    // The same run's blob report, merged: merge-reports publishes it as CI build "zci 3".
+    shared = await runInstances({ files, projects: ['alpha', 'beta'], env: zEnv() }, instances(), {
+      zephyr: { cycleName: 'zsplit blob' },
+      build: 'zci 3',
+    });
   } finally {
     downed.setFaults('zephyr', { down: false });
   }
@@ -124,8 +127,8 @@ it('a job per project of one CI build, then both again: the same two folders, re
   expect(byFolder('zsplit jobs')).toEqual(EXPECTED);
 });
 
-it('through blob and merge-reports: the same folders and statuses', async () => {
-  const merged = await publish('zsplit blob', 'zci 3', { mode: 'merge' });
+it('through blob and merge-reports: the same folders and statuses', () => {
+  const merged = shared.merged!;
   expect(merged.summary!.targets.zephyr, merged.output).toMatchObject({ published: 6, errors: [], verify: { ok: true } });
   expect(byFolder('zsplit blob')).toEqual(EXPECTED);
 });
