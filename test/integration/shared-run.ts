@@ -13,8 +13,8 @@ import { runPlaywright, type RunOptions, type RunResult } from './harness';
 export interface InstanceResult {
   summary: RunSummary;
   outboxDir: string;
+  /** The whole run's output (every instance's lines, `[tms-reporter N]`; with a merge, merge-reports' after). */
   output: string;
-  exitCode: number;
 }
 
 /** Each instance's results by name, and the merged run when there is one. */
@@ -40,7 +40,7 @@ export async function runInstances<K extends string>(
     const file = path.join(run.dir, `summary-${name}.json`);
     // A missing summary fails the scenario that reads it, not the others.
     const summary = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { targets: {} }) as RunSummary;
-    out[name] = { summary, outboxDir: path.join(run.dir, `outbox-${name}`), output: run.output, exitCode: run.exitCode };
+    out[name] = { summary, outboxDir: path.join(run.dir, `outbox-${name}`), output: run.output };
   }
   return merged ? { ...out, merged: run } : out;
 }
