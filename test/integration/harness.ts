@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { expect } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import { machinePacingDir } from '../../src/kit/pacing-peers';
@@ -26,6 +27,10 @@ export interface RunOptions {
   /** Config flavour: TypeScript (default), ESM (.mjs) or CommonJS (.cjs). */
   config?: 'ts' | 'esm' | 'cjs';
   retries?: number;
+  /**
+   * Playwright workers, 1 by default: each is a Node process loading Playwright (≈ 1 s of CPU), and one runs the
+   * tests in file then declaration order. A test that needs tests side by side asks for 2.
+   */
   workers?: number;
   args?: string[];
   /** Reuse a folder (e.g. to run replay in the same place). */
@@ -39,11 +44,15 @@ export interface RunOptions {
   projects?: string[];
   /** Playwright's `use` (e.g. `{ trace: 'on-first-retry' }`). */
   use?: Record<string, unknown>;
-  /** Options of a second instance of the reporter in the same config (live runs). */
+  /**
+   * Options of a second instance of the reporter in the same config. It is always a live instance: in merge mode
+   * it runs in `playwright test`, beside the blob reporter, while `options` are merge-reports' instance's.
+   */
   secondReporter?: Record<string, unknown>;
   /**
-   * Options of further instances after those (live runs): one Playwright run publishing the same tests to several
-   * sandboxes, one instance each (its own baseUrl, outboxDir, summaryFile), instead of one run per sandbox.
+   * Options of further instances after those (live, as `secondReporter`): one Playwright run publishing the same
+   * tests to several sandboxes or places, one instance each (its own baseUrl, outboxDir, summaryFile), instead of
+   * one run each.
    */
   moreReporters?: Record<string, unknown>[];
 }
@@ -116,6 +125,7 @@ export function exec(
   env: Record<string, string>,
   timeoutMs = 180_000,
 ): Promise<{ exitCode: number; output: string }> {
+  countStart(cmd === process.execPath ? args : [cmd, ...args]);
   return new Promise((resolve) => {
     // A process group of its own: a run that times out goes with its whole tree (Playwright's workers, a merge's
     // children), never leaving a worker behind to load the machine for the tests after it.
@@ -129,6 +139,17 @@ export function exec(
       resolve({ exitCode: code ?? (signal ? 128 : 1), output });
     });
   });
+}
+
+/**
+ * With PW_TMS_TEST_COUNT_RUNS=<file>, appends a line per child process started (test file, then what it runs:
+ * `test`, `merge-reports`, `replay`…): Playwright starts are what the suite's time goes to (≈ 3 s of CPU each).
+ */
+export function countStart(args: string[]): void {
+  const file = process.env.PW_TMS_TEST_COUNT_RUNS;
+  if (!file) return;
+  const what = args[0] === PW_CLI || args[0] === BIN ? args[1] : path.basename(args[0]);
+  fs.appendFileSync(file, `${path.basename(expect.getState().testPath ?? '?')}\t${what}\n`);
 }
 
 /** Ends a process group started `detached` (its leader and every child), by its leader's pid. */
@@ -148,7 +169,7 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   testDir: './tests',
   outputDir: './test-results',
   retries: ${o.retries ?? 0},
-  workers: ${o.workers ?? 2},
+  workers: ${o.workers ?? 1},
   fullyParallel: true,
   reporter: ${JSON.stringify(reporter)},${o.globalTeardown ? `\n  globalTeardown: ${JSON.stringify(`./${o.globalTeardown}`)},` : ''}${
     o.globalSetup ? `\n  globalSetup: ${JSON.stringify(`./${o.globalSetup}`)},` : ''
@@ -176,12 +197,12 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
     ...o.env,
   });
   let result: { exitCode: number; output: string };
+  const second = [o.secondReporter, ...(o.moreReporters ?? [])].filter((r) => r).map((r) => ['playwright-tms-reporter', r]);
   if ((o.mode ?? 'live') === 'live') {
-    const second = [o.secondReporter, ...(o.moreReporters ?? [])].filter((r) => r).map((r) => ['playwright-tms-reporter', r]);
     fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], tms, ...second], o));
     result = await exec(process.execPath, [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])], dir, env);
   } else {
-    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob']], o));
+    fs.writeFileSync(path.join(dir, `playwright.config.${ext}`), configText(kind, [['dot'], ['blob'], ...second], o));
     fs.writeFileSync(path.join(dir, `merge.config.${ext}`), configText(kind, [['dot'], tms], o));
     const first = await exec(
       process.execPath,
@@ -250,72 +271,5 @@ export function outboxFiles(outboxDir: string): string[] {
   return fs.existsSync(outboxDir) ? fs.readdirSync(outboxDir).filter((f) => f.endsWith('.jsonl')) : [];
 }
 
-// --- views on the sandbox state (shapes documented in src/sandbox/*/index.ts) ---
-
-export interface ZExecution {
-  id: string;
-  issueKey: string;
-  statusId: number;
-  comment: string;
-  statusChanges: number;
-}
-export interface ZCycle {
-  id: string;
-  name: string;
-  executions: ZExecution[];
-}
-
-export function zephyrCycles(sandbox: RunningSandbox): ZCycle[] {
-  return (sandbox.state().zephyr as { cycles: ZCycle[] }).cycles.filter((c) => c.id !== '-1');
-}
-
-/** issueKey -> statusId of the one cycle with that name; asserts that keys are unique in it. */
-export function zephyrStatuses(sandbox: RunningSandbox, cycleName: string): Record<string, number> {
-  const cycles = zephyrCycles(sandbox).filter((c) => c.name === cycleName);
-  if (cycles.length !== 1) throw new Error(`expected one cycle "${cycleName}", found ${cycles.length}`);
-  const out: Record<string, number> = {};
-  for (const e of cycles[0].executions) {
-    if (e.issueKey in out) throw new Error(`duplicate execution for ${e.issueKey}`);
-    out[e.issueKey] = e.statusId;
-  }
-  return out;
-}
-
-export interface CsSnapshot {
-  id: number;
-  scenarioId: number;
-  name: string;
-  results: Array<{ status: string; description: string; statusAuthor: string; buildId: number | null }>;
-}
-export interface CsRun {
-  id: number;
-  name: string;
-  description: string;
-  scenarioIds: number[];
-  statuses: Record<string, number>;
-  snapshots: CsSnapshot[];
-}
-
-export function csRuns(sandbox: RunningSandbox, name?: string): CsRun[] {
-  const runs = (sandbox.state().cucumberstudio as { testRuns: CsRun[] }).testRuns;
-  return name === undefined ? runs : runs.filter((r) => r.name === name);
-}
-
-/** The one run with that name. */
-export function csRun(sandbox: RunningSandbox, name: string): CsRun {
-  const runs = csRuns(sandbox, name);
-  if (runs.length !== 1) throw new Error(`expected one test run "${name}", found ${runs.length}`);
-  return runs[0];
-}
-
-/** scenario id -> statuses of the LAST result of each of its tests (throws on a test with ≠ expected result count). */
-export function csLastStatuses(run: CsRun, resultsPerTest = 1): Record<number, string[]> {
-  const out: Record<number, string[]> = {};
-  for (const s of run.snapshots) {
-    if (!s.results.length) continue;
-    if (s.results.length !== resultsPerTest)
-      throw new Error(`test ${s.id} (scenario ${s.scenarioId}) has ${s.results.length} results, expected ${resultsPerTest}`);
-    (out[s.scenarioId] ??= []).push(s.results[s.results.length - 1].status);
-  }
-  return out;
-}
+// The views on the sandbox state live in sandbox-views.ts; the tests import them from here as before.
+export * from './sandbox-views';

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseEnv, REPO, tempDir } from './harness';
+import { baseEnv, countStart, REPO, tempDir } from './harness';
 
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
 
@@ -55,8 +55,16 @@ export interface LiveRun {
   cleanup(): void;
 }
 
-/** Starts `playwright test` with the dot, JSON and tms reporters (in that order: the tms reporter's onEnd runs last). */
-export function startLiveRun(files: Record<string, string>, env: Record<string, string | undefined>): LiveRun {
+/**
+ * Starts `playwright test` with the dot, JSON and tms reporters (in that order: the tms reporter's onEnd runs last).
+ * One worker unless the test needs tests running side by side (each worker is a Node process loading Playwright:
+ * ≈ 1 s of CPU): with one, tests run in file then declaration order, so a gated test holds the ones after it.
+ */
+export function startLiveRun(
+  files: Record<string, string>,
+  env: Record<string, string | undefined>,
+  o: { workers?: number } = {},
+): LiveRun {
   const dir = tempDir('live');
   const marks = path.join(dir, 'marks');
   fs.mkdirSync(marks, { recursive: true });
@@ -68,7 +76,7 @@ export function startLiveRun(files: Record<string, string>, env: Record<string, 
   fs.writeFileSync(
     path.join(dir, 'playwright.config.ts'),
     // outputDir given: by default Playwright writes test-results next to the nearest package.json (the repository).
-    `export default { testDir: './tests', outputDir: './test-results', workers: 2, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
+    `export default { testDir: './tests', outputDir: './test-results', workers: ${o.workers ?? 1}, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
   );
   const outboxDir = path.join(dir, 'outbox');
   const childEnv = baseEnv({
@@ -77,6 +85,7 @@ export function startLiveRun(files: Record<string, string>, env: Record<string, 
     MARKS: marks,
     ...env,
   });
+  countStart([PW_CLI, 'test']);
   // Its own process group, so that cleanup can reach the workers of a killed runner.
   const child = spawn(process.execPath, [PW_CLI, 'test', '-c', 'playwright.config.ts'], { cwd: dir, env: childEnv, detached: true });
   let output = '';

@@ -144,12 +144,17 @@ function inFlight(service: string): number {
  * Returns the run and the titles of C's tests that started.
  */
 async function runUntilMidway(name: string, b: 'streamed' | 'held' | 'in flight'): Promise<{ run: LiveRun; startedC: string[] }> {
-  const run = startLiveRun(SUITE, {
-    ...sandbox.env(),
-    ZEPHYR_CYCLE_NAME: name,
-    CUCUMBERSTUDIO_TEST_RUN_NAME: name,
-    [TEST_BATCH_WAIT_ENV]: b === 'in flight' ? undefined : BATCH_WAIT_MS,
-  });
+  // Two workers: group B's two tests are held side by side while group A's results stream.
+  const run = startLiveRun(
+    SUITE,
+    {
+      ...sandbox.env(),
+      ZEPHYR_CYCLE_NAME: name,
+      CUCUMBERSTUDIO_TEST_RUN_NAME: name,
+      [TEST_BATCH_WAIT_ENV]: b === 'in flight' ? undefined : BATCH_WAIT_MS,
+    },
+    { workers: 2 },
+  );
   runs.push(run);
   await until('both workers on group B', () => GROUP('b').every((t) => run.started().includes(t)));
   await until('group A streamed to both services', () => {
