@@ -3,45 +3,56 @@
  * Figure 8, "tail under real limits": a 10-minute run of 2,000 mapped tests (5 % failing) against the
  * services' real rate limits, time-scaled S = 30× (the run is 20 s, a 60 s window is 2 s). Each test's
  * result is handed to `PublishRun.record` when it finishes, as the reporter does; `finish` at the end
- * of the run is timed: that is the **tail** CI waits for after the last test (× S = real-equivalent s). The
+ * of the run is timed: that is the **tail** CI waits for after the last test (× S = real-equivalent s; figure 14
+ * also runs it at S = 1, real time). The
  * baseline row never calls `record` (all at `finish`, the old behaviour). bench/README.md (figure 8): what is scaled.
  */
 const path = require('node:path');
 const L = require('./lib');
 const { scaleRateLimitHints } = require('./scaled-hints');
 
-/** Time scale: real ms = scaled ms × S. */
-const S = 30;
-const scaled = (realMs) => Math.max(1, Math.round(realMs / S));
 const N = 2000;
 const SHARDS = 4;
 const FAIL_EVERY = 20; // 5 % failing
-const RUN_MS = scaled(600_000); // a 10-minute run
 const ZEPHYR_STATUS = { passed: 1, failed: 2 };
 const REPS = 3;
 
-/** The services, scaled (real value in the comment). */
-const SANDBOX = {
-  zephyr: { jobDelayMs: scaled(3_000) }, // an add-tests / bulk-status job takes ~3 s
-  cucumberstudio: { generationDelayMs: scaled(9_000) }, // a 2,000-scenario run's tests appear after ~9 s
-  faults: {
-    zephyr: { latencyMs: scaled(300), rateLimit: { count: 30, windowMs: scaled(60_000) } }, // 30/min per key, sliding
-    cucumberstudio: { latencyMs: scaled(150), rateLimit: { count: 200, windowMs: scaled(60_000) } }, // 200/min per IP, lock-out
-  },
-};
+/**
+ * Everything the time scale S decides (real ms = scaled ms × S): the run's length (real 10 minutes unless
+ * given), the services' delays, limits and latencies, and the client's defaults. S = 1 is real time: every value
+ * below is then the real one (figure 14's tail, issue 34).
+ */
+function settings(S, runRealMs = 600_000) {
+  const scaled = (realMs) => Math.max(1, Math.round(realMs / S));
+  /** The services, scaled (real value in the comment). */
+  const SANDBOX = {
+    zephyr: { jobDelayMs: scaled(3_000) }, // an add-tests / bulk-status job takes ~3 s
+    cucumberstudio: { generationDelayMs: scaled(9_000) }, // a 2,000-scenario run's tests appear after ~9 s
+    faults: {
+      zephyr: { latencyMs: scaled(300), rateLimit: { count: 30, windowMs: scaled(60_000) } }, // 30/min per key, sliding
+      cucumberstudio: { latencyMs: scaled(150), rateLimit: { count: 200, windowMs: scaled(60_000) } }, // 200/min per IP, lock-out
+    },
+  };
+  /** The client's real-time defaults, scaled. */
+  const CLIENT = {
+    zephyrRate: (processes) => `${Math.floor(28 / processes)}/${60 / S}`, // default floor(28/N) per 60 s with N processes
+    csRate: `195/${60 / S}`, // default 195/60
+    publishTimeoutS: 600 / S, // default 600 s
+    tuning: {
+      zephyr: { firstPollMs: scaled(200), maxPollMs: scaled(2_000), pacedFirstPollMs: scaled(3_000) }, // waitForJob defaults 200 ms ×1.6 up to 2 s (paced shards: ≥ their pacing interval)
+      cucumberstudio: { wait: { firstDelayMs: scaled(250), maxDelayMs: scaled(2_000) } }, // waitForSnapshots: 250 ms ×1.5, cap 2 s
+    },
+    // Result stream batching (Target.batching): Zephyr a batch per ≤ 3 s, CucumberStudio per ≤ 200 ms.
+    batchingMaxWaitMs: { zephyr: scaled(3_000), cucumberstudio: scaled(200) },
+    // The engine's batch of journaled results (25 ms real; 1 ms at 30×).
+    offerEveryMs: scaled(25),
+  };
+  return { S, scaled, RUN_MS: scaled(runRealMs), SANDBOX, CLIENT };
+}
 
-/** The client's real-time defaults, scaled. */
-const CLIENT = {
-  zephyrRate: (processes) => `${Math.floor(28 / processes)}/${60 / S}`, // default floor(28/N) per 60 s with N processes
-  csRate: `195/${60 / S}`, // default 195/60
-  publishTimeoutS: 600 / S, // default 600 s
-  tuning: {
-    zephyr: { firstPollMs: scaled(200), maxPollMs: scaled(2_000), pacedFirstPollMs: scaled(3_000) }, // waitForJob defaults 200 ms ×1.6 up to 2 s (paced shards: ≥ their pacing interval)
-    cucumberstudio: { wait: { firstDelayMs: scaled(250), maxDelayMs: scaled(2_000) } }, // waitForSnapshots: 250 ms ×1.5, cap 2 s
-  },
-  // Result stream batching (Target.batching): Zephyr a batch per ≤ 3 s, CucumberStudio per ≤ 200 ms.
-  batchingMaxWaitMs: { zephyr: scaled(3_000), cucumberstudio: scaled(200) },
-};
+/** Figure 8's scale: S = 30× (a 10-minute run is 20 s, a 60 s window is 2 s). */
+const FIG8 = settings(30);
+const { S, SANDBOX, CLIENT } = FIG8;
 
 /** The engine's state of one run's sessions (private fields, read for the report only). */
 function sessionState(run) {
@@ -60,11 +71,13 @@ function sessionState(run) {
 /**
  * One scenario: `parts` PublishRuns (1, or one per shard) started together at t = 0, each test's
  * record handed over at its arrival time (evenly over RUN_MS) unless `stream` is false, `finish` at
- * RUN_MS. Returns per-run tail (ms of `finish`), sandbox counts and the exact-state check.
+ * RUN_MS. Returns per-run tail (ms of `finish`), sandbox counts and the exact-state check. `scale` (default
+ * figure 8's 30×) and `runRealMs` (default 10 minutes) set the time scale and the run's real length.
  */
-async function scenario(log, { service, shards, stream, push = false }) {
+async function scenario(log, { service, shards, stream, push = false, scale = S, runRealMs = 600_000 }) {
+  const { scaled, RUN_MS, SANDBOX, CLIENT } = settings(scale, runRealMs);
   const sandbox = await L.startSandbox({ port: 0, ...SANDBOX });
-  const undoHints = scaleRateLimitHints(sandbox, S);
+  const undoHints = scaleRateLimitHints(sandbox, scale);
   try {
     const env = L.pick(sandbox.env(), service === 'zephyr' ? 'ZEPHYR_' : 'CUCUMBERSTUDIO_');
     // The sandbox names the project's secret token too: with it CucumberStudio goes by bulk push (figure 14),
@@ -88,7 +101,7 @@ async function scenario(log, { service, shards, stream, push = false }) {
       const options = {
         outboxDir: path.join(dir, 'outbox'),
         summaryFile: path.join(dir, 'summary.json'),
-        publishTimeout: stream ? CLIENT.publishTimeoutS : 3600 / S,
+        publishTimeout: stream ? CLIENT.publishTimeoutS : 3600 / scale,
         ...targetOptions,
       };
       const config = L.resolveConfig(options, env, dir);
@@ -97,8 +110,8 @@ async function scenario(log, { service, shards, stream, push = false }) {
         printer: L.silentPrinter(),
         shard: shards > 1 ? { current: i + 1, total: shards } : null,
         deps: { tuning: CLIENT.tuning },
-        // The engine's batch of journaled results (25 ms real), scaled like the rest: 1 ms.
-        offerEveryMs: 1,
+        // The engine's batch of journaled results (25 ms real), scaled like the rest.
+        offerEveryMs: CLIENT.offerEveryMs,
       });
       // Scale the stream's batching window like every other client timing (no option for it: see README).
       const batches = [];
@@ -186,10 +199,12 @@ async function scenario(log, { service, shards, stream, push = false }) {
       shards,
       variant: `${stream ? 'streamed (record per test)' : 'baseline: everything at finish'}${push ? ', bulk push' : ''}`,
       n: N,
+      runRealS: (RUN_MS * scale) / 1000,
       failed: all.filter((x) => x.outcome === 'failed').length,
       tailMs: Math.round(tailMs),
-      tailRealS: +((tailMs * S) / 1000).toFixed(1),
-      shardTailsRealS: shards > 1 ? ends.map((e) => +((e.tailMs * S) / 1000).toFixed(1)) : undefined,
+      scale,
+      tailRealS: +((tailMs * scale) / 1000).toFixed(1),
+      shardTailsRealS: shards > 1 ? ends.map((e) => +((e.tailMs * scale) / 1000).toFixed(1)) : undefined,
       calls: after.requests,
       callsInTail: after.requests - atFinish.stats.requests,
       got429: after.rateLimited,
@@ -222,7 +237,7 @@ async function scenario(log, { service, shards, stream, push = false }) {
       ? { tail: row.tailRealS <= 10, exact: row.lost === 0 && row.duplicates === 0, few429: shards > 1 ? row.got429 <= 5 : undefined, met }
       : undefined;
     log(
-      `  ${service}, ${shards === 1 ? '1 process' : `${shards} shards`}, ${row.variant}: tail ${row.tailMs} ms = ${row.tailRealS} s real-eq` +
+      `  ${service}, ${shards === 1 ? '1 process' : `${shards} shards`}, ${row.variant}: tail ${row.tailMs} ms = ${row.tailRealS} s ${scale === 1 ? 'real' : 'real-eq'}` +
         `${row.shardTailsRealS ? ` (shards ${row.shardTailsRealS.join('/')})` : ''}; ${row.calls} calls (${row.callsInTail} in the tail), ${row.got429}× 429 (${row.got429InTail} in the tail); ` +
         `lost ${row.lost}, dup ${row.duplicates}; at finish: ${row.atFinish.confirmed}/${N} confirmed, ${row.atFinish.queued} queued, ${row.atFinish.inflight} batch(es) in flight, lane paused ${row.atFinish.lanePausedMs} ms` +
         `; tail calls ${JSON.stringify(tailByRoute)}${row.errors.length ? `; errors: ${row.errors.join(' | ')}` : ''}` +
@@ -260,7 +275,7 @@ function medianRow(runs) {
 /** Figure 8: streamed vs everything-at-finish, Zephyr (1 process, 4 shards on one key) and CucumberStudio. */
 async function tailUnderLimits(log) {
   log(
-    `  scale ${S}×: run ${RUN_MS} ms, Zephyr 30 per ${SANDBOX.faults.zephyr.rateLimit.windowMs} ms (sliding), CucumberStudio 200 per ${SANDBOX.faults.cucumberstudio.rateLimit.windowMs} ms (lock-out); N = ${N}, 5 % failing`,
+    `  scale ${S}×: run ${FIG8.RUN_MS} ms, Zephyr 30 per ${SANDBOX.faults.zephyr.rateLimit.windowMs} ms (sliding), CucumberStudio 200 per ${SANDBOX.faults.cucumberstudio.rateLimit.windowMs} ms (lock-out); N = ${N}, 5 % failing`,
   );
   const rows = [];
   // Quick mode (smoke): the streamed rows only, no baselines.
@@ -284,7 +299,7 @@ async function tailUnderLimits(log) {
     for (let i = 0; i < reps; i++) runs.push(await scenario(log, { service: 'zephyr', shards: SHARDS, stream }));
     rows.push(reps > 1 ? medianRow(runs) : runs[0]);
   }
-  return { scale: S, runMs: RUN_MS, sandbox: SANDBOX, client: CLIENT, rows };
+  return { scale: S, runMs: FIG8.RUN_MS, sandbox: SANDBOX, client: CLIENT, rows };
 }
 
 module.exports = { tailUnderLimits, scenario, sessionState, S, SANDBOX, CLIENT };
