@@ -241,3 +241,49 @@ test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
   expect(r[43][0].map((x) => `${x.statusAuthor} ${x.status}`)).toEqual(['import_test_results passed']);
   expect(r[43][0][0].attachments.map((a) => a.fileName)).toEqual(['fine.txt']);
 });
+
+it('split mode: each project pushed into its own environment of the CI build, statuses apart, one push per environment', async () => {
+  const name = 'push split';
+  const start = sandbox.log().length;
+  const run = await runPlaywright({
+    files: {
+      's.spec.ts': `import { test } from '@playwright/test';
+const failsIn: Record<number, string> = { 81: 'beta', 82: 'alpha' };
+for (const id of [81, 82, 83])
+  test('s' + id, { tag: '@cs-' + id }, () => {
+    if (failsIn[id] === test.info().project.name) throw new Error('fails in ' + test.info().project.name);
+  });`,
+    },
+    projects: ['alpha', 'beta'],
+    env: env(name, { PW_TMS_PROJECTS: 'split' }),
+  });
+  expect(run.summary!.targets.cucumberstudio, run.output).toMatchObject({ published: 6, unsent: 0, errors: [], verify: { ok: true } });
+  type Env = { name: string; builds: Array<{ id: number; name: string }> };
+  const view = csRun(sandbox, name);
+  const environments = (view as unknown as { environments: Env[] }).environments;
+  // Environment -> scenario -> who wrote its one result in the environment's build "ci push", and the status.
+  const held: Record<string, Record<number, string[]>> = {};
+  for (const e of environments) {
+    const builds = e.builds.filter((b) => b.name === 'ci push');
+    if (!builds.length) continue;
+    expect(builds).toHaveLength(1);
+    for (const s of view.snapshots) {
+      const mine = (s.results as Result[]).filter((r) => r.buildId === builds[0].id);
+      if (mine.length) (held[e.name] ??= {})[s.scenarioId] = mine.map((r) => `${r.statusAuthor} ${r.status}`);
+    }
+  }
+  const pushed = 'import_test_results passed';
+  const posted = 'playwright-tms-reporter failed';
+  expect(held).toEqual({
+    alpha: { 81: [pushed], 82: [posted], 83: [pushed] },
+    beta: { 81: [posted], 82: [pushed], 83: [pushed] },
+  });
+  // One push per environment (each names its environment), not one per result.
+  const pushes = sandbox
+    .log()
+    .slice(start)
+    .filter((e) => e.target.includes('/import_test_results/'))
+    .map((e) => new URL(e.target, 'http://x').searchParams.get('execution_environment'))
+    .sort();
+  expect(pushes).toEqual(['alpha', 'beta']);
+});
