@@ -90,6 +90,8 @@ export class PushWriter {
   private readonly named = new Map<string, NamedTest>();
   private uids = new Map<string, string>();
   private joinedAt = -1;
+  /** The read of the run's uids under way: places pushed side by side (split mode) wait for the same read. */
+  private reading: Promise<void> = Promise.resolve();
   /** The token was refused: every later batch goes by the per-result path without asking again. */
   private refused = false;
   /** Test in a build -> what this process pushed there: an item sent again as it was is not pushed twice. */
@@ -116,8 +118,22 @@ export class PushWriter {
     const unknown = testIds.some((id) => this.named.has(id) && !this.uids.has(id));
     if (unknown && this.named.size !== this.joinedAt) {
       this.joinedAt = this.named.size;
-      this.uids = joinUids(await this.push.runTests(runId), [...this.named.values()]).uids;
+      const named = [...this.named.values()];
+      const read: Promise<void> = this.push.runTests(runId).then(
+        (published) => {
+          // A later read (more tests listed) started meanwhile: its answer is the one kept.
+          if (this.reading === read) this.uids = joinUids(published, named).uids;
+        },
+        (error: unknown) => {
+          if (this.reading === read) this.joinedAt = -1;
+          throw error;
+        },
+      );
+      this.reading = read;
     }
+    // Another place's read under way covers these tests too: without waiting for it, a second place pushed at the
+    // same time found no uid and went one post per result.
+    if (unknown) await this.reading;
     return new Map(testIds.flatMap((id) => (this.uids.has(id) ? [[id, this.uids.get(id)!] as const] : [])));
   }
 
