@@ -54,15 +54,22 @@ function silentPrinter(lines = []) {
 let counter = 0;
 /** Folders this process made: removed when it exits (an interrupted bench leaves only its own). */
 const made = [];
-process.on('exit', () => {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * Removes the folders this process made (and `.tmp` when nothing else uses it). Also called by the tests that
+ * drive a figure (test/integration/bench-state.test.ts): their process is a vitest fork that runs file after
+ * file and is ended without an 'exit' event.
+ */
+function removeTmpDirs() {
+  const any = made.length > 0;
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   // `.tmp` itself only when nothing else (a test run) is using it.
   try {
-    if (made.length) fs.rmdirSync(path.join(REPO, '.tmp'));
+    if (any) fs.rmdirSync(path.join(REPO, '.tmp'));
   } catch {
     // not empty: in use
   }
-});
+}
+process.on('exit', removeTmpDirs);
 function tmpDir(label) {
   const dir = path.join(REPO, '.tmp', `bench-${label}-${process.pid}-${Date.now()}-${counter++}`);
   fs.mkdirSync(dir, { recursive: true });
@@ -291,6 +298,7 @@ const median = (xs) => {
 };
 
 module.exports = {
+  removeTmpDirs,
   REPO,
   DIST,
   QUICK,

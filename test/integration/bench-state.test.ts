@@ -12,7 +12,11 @@ const L = require('../../bench/lib.js');
 const { sessionState } = require('../../bench/tail.js');
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bench-state-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The bench's own folders (figure 11's driver makes one under .tmp) go with this file, not at the fork's exit.
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  L.removeTmpDirs();
+});
 
 it("bench figure 8 reads a run's engine state (streaming, confirmed, lane calls)", async () => {
   const sandbox = await L.startSandbox({ port: 0 });
