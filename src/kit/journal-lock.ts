@@ -203,12 +203,23 @@ function create(file: string, content: string): boolean {
   return true;
 }
 
+/**
+ * A lock's stat and bytes, both from one open file. By path, the stat could be a removed lock's and the bytes its
+ * successor's, still empty (ext4 gives the freed inode to the next file at once): "unreadable and old", so
+ * stale, and the new holder's lock was removed — two holders.
+ */
 function read(file: string): { stat: fs.Stats; text: string } | undefined {
+  let fd: number;
   try {
-    return { stat: fs.statSync(file), text: fs.readFileSync(file, 'utf8') };
+    fd = fs.openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  try {
+    return { stat: fs.fstatSync(fd), text: fs.readFileSync(fd, 'utf8') };
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

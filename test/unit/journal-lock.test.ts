@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -185,6 +186,42 @@ describe('acquireJournalLock', () => {
     expect(b).toMatchObject({ acquired: false, heldBy: { pid: 101 } });
     expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(101);
     expect(asideFiles()).toEqual([]);
+  });
+
+  it("a lock replaced while it is being read is judged by one file: never its old age with its successor's bytes", () => {
+    // Seen once in a full suite: two of six processes won one stale lock. A reader took the stale lock's stat, then
+    // read the bytes of the lock that replaced it, still empty (its taker had created it and not yet written):
+    // "unreadable and 30 minutes old", so stale; the re-check before removing found the same empty bytes and the
+    // same inode (ext4 hands a freed inode to the next file at once), and removed the new holder's lock.
+    writeLock(owner(process.pid, Date.now() - 30 * MIN, os.hostname()));
+    const lastBeat = (Date.now() - 30 * MIN) / 1000;
+    fs.utimesSync(lock, lastBeat, lastBeat);
+    const cjsFs = createRequire(__filename)('node:fs') as typeof fs;
+    const realRead = cjsFs.readFileSync;
+    let takerFd: number | undefined;
+    // The first read of the lock: right before it, another process takes the stale lock over (removes it, creates
+    // its own) and is paused between its create and its write.
+    cjsFs.readFileSync = function (this: unknown, ...args: unknown[]) {
+      if (takerFd === undefined) {
+        fs.rmSync(lock);
+        takerFd = fs.openSync(lock, 'wx');
+      }
+      return (realRead as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof fs.readFileSync;
+    syncBuiltinESMExports();
+    let reader: JournalLock;
+    try {
+      reader = acquireJournalLock(journal);
+    } finally {
+      cjsFs.readFileSync = realRead;
+      syncBuiltinESMExports();
+    }
+    expect(takerFd).toBeDefined();
+    fs.writeSync(takerFd!, JSON.stringify(owner(process.pid, Date.now(), os.hostname())));
+    fs.closeSync(takerFd!);
+    if (reader.acquired) reader.release();
+    expect(reader).toMatchObject({ acquired: false });
+    expect(fs.existsSync(lock)).toBe(true);
   });
 
   it('separate processes taking over one stale lock at the same instant: exactly one wins', async () => {
