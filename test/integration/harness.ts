@@ -126,6 +126,7 @@ export function exec(
   timeoutMs = 180_000,
 ): Promise<{ exitCode: number; output: string }> {
   countStart(cmd === process.execPath ? args : [cmd, ...args]);
+  env = withCpuLog(env);
   return new Promise((resolve) => {
     // A process group of its own: a run that times out goes with its whole tree (Playwright's workers, a merge's
     // children), never leaving a worker behind to load the machine for the tests after it.
@@ -150,6 +151,21 @@ export function countStart(args: string[]): void {
   if (!file) return;
   const what = args[0] === PW_CLI || args[0] === BIN ? args[1] : path.basename(args[0]);
   fs.appendFileSync(file, `${path.basename(expect.getState().testPath ?? '?')}\t${what}\n`);
+}
+
+/**
+ * With PW_TMS_TEST_CPU_LOG=<file>, every process the child starts logs its CPU at exit (test/integration/cpu-log.cjs):
+ * `awk -F'\t' '{s[$1]+=$3} END {for (k in s) print s[k], k}' <file> | sort -nr` ranks the files by child CPU.
+ */
+export function withCpuLog(env: Record<string, string>): Record<string, string> {
+  const log = process.env.PW_TMS_TEST_CPU_LOG;
+  if (!log) return env;
+  return {
+    ...env,
+    PW_TMS_TEST_CPU_LOG: log,
+    PW_TMS_TEST_CPU_FILE: path.basename(expect.getState().testPath ?? '?'),
+    NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'cpu-log.cjs')}`.trim(),
+  };
 }
 
 /** Ends a process group started `detached` (its leader and every child), by its leader's pid. */

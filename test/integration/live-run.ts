@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseEnv, countStart, REPO, tempDir } from './harness';
+import { baseEnv, countStart, REPO, tempDir, withCpuLog } from './harness';
 
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
 
@@ -79,12 +79,14 @@ export function startLiveRun(
     `export default { testDir: './tests', outputDir: './test-results', workers: ${o.workers ?? 1}, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
   );
   const outboxDir = path.join(dir, 'outbox');
-  const childEnv = baseEnv({
-    PW_TMS_OUTBOX_DIR: outboxDir,
-    PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
-    MARKS: marks,
-    ...env,
-  });
+  const childEnv = withCpuLog(
+    baseEnv({
+      PW_TMS_OUTBOX_DIR: outboxDir,
+      PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
+      MARKS: marks,
+      ...env,
+    }),
+  );
   countStart([PW_CLI, 'test']);
   // Its own process group, so that cleanup can reach the workers of a killed runner.
   const child = spawn(process.execPath, [PW_CLI, 'test', '-c', 'playwright.config.ts'], { cwd: dir, env: childEnv, detached: true });
