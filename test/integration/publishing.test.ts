@@ -1,37 +1,50 @@
 /**
- * The status table published to both services by one run per event source (live, and blob -> merge-reports):
+ * The status table published to both services by each event source (live, and blob -> merge-reports):
  * ZEPHYR_SUITE's keys and CS_SUITE's scenarios are disjoint, so one Playwright run of both suites is asserted
- * for each service as if it had had the run to itself (a run of these failing, retried suites costs about 10 s
- * of CPU: one for both instead of one each).
+ * for each service as if it had had the run to itself. The two event sources share that run too: a live instance
+ * of the reporter publishes to a sandbox of its own during the run, which also writes the blob report that
+ * merge-reports then publishes to the other sandbox (the failing, retried suites start a Playwright worker per
+ * failed attempt: ≈ 18 s of CPU for a run, once instead of twice).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import type { RequestLogEntry } from '../../src/sandbox/server';
-import {
-  allFileText,
-  csLastStatuses,
-  csRun,
-  MODES,
-  outboxFiles,
-  runPlaywright,
-  testSandbox,
-  zephyrCycles,
-  zephyrStatuses,
-  type RunResult,
-} from './harness';
+import { allFileText, csLastStatuses, csRun, MODES, outboxFiles, testSandbox, zephyrCycles, zephyrStatuses, type Mode } from './harness';
+import { runInstances, type InstanceResult } from './shared-run';
 import { CS_EXPECTED, CS_SUITE, ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
 
 /** Tests of each suite: a test of one is unmapped for the other service. */
 const ZEPHYR_TESTS = 12;
 const CS_TESTS = 10;
 
-let sandbox: RunningSandbox;
+/** A sandbox per event source: each instance's requests are counted alone. */
+const sandboxes = {} as Record<Mode, RunningSandbox>;
+/** Each source's instance: its summary and outbox, the run's output, and the run's folder. */
+const runs = {} as Record<Mode, InstanceResult & { dir: string }>;
+const names = (mode: Mode) => ({ cycleName: `statuses ${mode}`, testRunName: `cs ${mode}` });
+
 beforeAll(async () => {
   // Test generation takes longer than the Playwright run itself: the reporter has to wait out the 423.
-  sandbox = await testSandbox({ cucumberstudio: { generationDelayMs: 3000 } });
-});
+  for (const mode of MODES) sandboxes[mode] = await testSandbox({ cucumberstudio: { generationDelayMs: 3000 } });
+  const options = (mode: Mode) => {
+    const env = sandboxes[mode].env();
+    return {
+      zephyr: { baseUrl: env.ZEPHYR_BASE_URL, cycleName: names(mode).cycleName },
+      cucumberstudio: { baseUrl: env.CUCUMBERSTUDIO_BASE_URL, testRunName: names(mode).testRunName },
+    };
+  };
+  // Debug logging on: every request is logged, and still no secret may appear.
+  const shared = await runInstances(
+    { files: { ...ZEPHYR_SUITE, ...CS_SUITE }, env: { ...sandboxes.merge.env(), PW_TMS_DEBUG: '1' }, retries: 1 },
+    { live: options('live') },
+    options('merge'),
+  );
+  const merged = shared.merged!;
+  runs.live = { ...shared.live, dir: merged.dir };
+  runs.merge = { summary: merged.summary!, outboxDir: merged.outboxDir, output: merged.output, dir: merged.dir };
+}, 300_000);
 afterAll(async () => {
-  await sandbox?.close();
+  for (const mode of MODES) await sandboxes[mode]?.close();
 });
 
 const expectedLast = () => {
@@ -41,25 +54,20 @@ const expectedLast = () => {
 };
 
 describe.each(MODES)('publishing both suites (%s)', (mode) => {
-  const cycleName = `statuses ${mode}`;
-  const runName = `cs ${mode}`;
-  // Debug logging on: every request is logged, and still no secret may appear.
+  const { cycleName, testRunName: runName } = names(mode);
+  let sandbox: RunningSandbox;
   let env: Record<string, string>;
-  let run: RunResult;
+  let run: InstanceResult & { dir: string };
   /** The CucumberStudio requests the sandbox received during the run, and how many it counted. */
   let csLog: RequestLogEntry[];
   let csRequests: number;
-  beforeAll(async () => {
-    env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: cycleName, CUCUMBERSTUDIO_TEST_RUN_NAME: runName, PW_TMS_DEBUG: '1' };
-    const start = sandbox.log().length;
-    const before = sandbox.stats().cucumberstudio.requests;
-    run = await runPlaywright({ files: { ...ZEPHYR_SUITE, ...CS_SUITE }, env, retries: 1, mode });
-    csLog = sandbox
-      .log()
-      .slice(start)
-      .filter((e) => e.service === 'cucumberstudio');
-    csRequests = sandbox.stats().cucumberstudio.requests - before;
-  }, 300_000);
+  beforeAll(() => {
+    sandbox = sandboxes[mode];
+    env = sandbox.env();
+    run = runs[mode];
+    csLog = sandbox.log().filter((e) => e.service === 'cucumberstudio');
+    csRequests = sandbox.stats().cucumberstudio.requests;
+  });
 
   it('Zephyr: ends with exactly one execution per key, each with its mapped status', () => {
     expect(run.output).toMatch(/debug: Zephyr GET \/connect\/public\/rest\/api\/1\.0\/cycles\/search\?projectId=10000&versionId=-1 -> 200/);
@@ -112,7 +120,7 @@ describe.each(MODES)('publishing both suites (%s)', (mode) => {
   it('CucumberStudio requests: the whole scenario list is read only without the list linkage, and at most once', async () => {
     const log = csLog;
     const count = (route: string) => log.filter((e) => e.route === route).length;
-    const linkage = await listCarriesLinkage(csRun(sandbox, runName).id);
+    const linkage = await listCarriesLinkage(sandbox, csRun(sandbox, runName).id);
     expect(count('GET /projects/:pid/scenarios')).toBe(linkage ? 0 : 1);
     // Only the tests named like two scenarios (11 and 12 share a name) are looked up one by one, and only without linkage.
     expect(count('GET /projects/:pid/test_runs/:trid/test_snapshots/:tsid')).toBe(linkage ? 0 : 2);
@@ -134,7 +142,7 @@ describe.each(MODES)('publishing both suites (%s)', (mode) => {
 });
 
 /** Does the sandbox's test list give `relationships.scenario.data` (asked after the measured run, so not counted in it)? */
-async function listCarriesLinkage(runId: number): Promise<boolean> {
+async function listCarriesLinkage(sandbox: RunningSandbox, runId: number): Promise<boolean> {
   const env = sandbox.env();
   const res = await fetch(`${sandbox.origin}/api/projects/1/test_runs/${runId}/test_snapshots?include=scenario`, {
     headers: {
