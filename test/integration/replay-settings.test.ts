@@ -129,33 +129,52 @@ describe('replay settings: settings the run could not use (two reporter instance
   });
 });
 
-describe('replay settings', () => {
-  it("a run that resolved its settings: the replay publishes with the run's (its journal), not with a config changed since", async () => {
-    const name = 'replay settings from the journal';
-    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
-    const then = { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' } };
+/**
+ * Two cases from ONE Playwright run with Zephyr down, of three reporter instances (its own cycle and outbox each):
+ * the first case replays its instance's folder with its options rewritten since; the second replays without a
+ * folder, every instance of the config (the first's outbox by then empty: nothing to replay there).
+ */
+describe('replay settings: runs that resolved their settings (three reporter instances in one run, Zephyr down)', () => {
+  const JOURNAL = 'replay settings from the journal';
+  const then = {
+    outboxDir: 'outbox-journal',
+    zephyr: { cycleName: JOURNAL, statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' },
+  };
+  const names = ['replay settings instance a', 'replay settings instance b'];
+  const [a, b] = names.map((cycleName, i) => ({
+    outboxDir: `outbox-${i}`,
+    zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
+  }));
+  let run: RunResult;
+  beforeAll(async () => {
     sandbox.setFaults('zephyr', { down: true });
-    let run: RunResult;
     try {
       run = await runPlaywright({
         files: SUITE,
-        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
+        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
         options: then,
+        moreReporters: [a, b],
         retries: 1,
       });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }
-    expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
-    const journal = fs.readFileSync(path.join(run.outboxDir, outboxFiles(run.outboxDir)[0]), 'utf8');
+  }, 120_000);
+
+  it("a run that resolved its settings: the replay publishes with the run's (its journal), not with a config changed since", async () => {
+    const name = JOURNAL;
+    const env = zephyrEnv();
+    const outboxDir = path.join(run.dir, then.outboxDir);
+    expect(outboxFiles(outboxDir), run.output).toHaveLength(1);
+    const journal = fs.readFileSync(path.join(outboxDir, outboxFiles(outboxDir)[0]), 'utf8');
     expect(JSON.parse(journal.split('\n')[0]).targets.zephyr.settings).toMatchObject({
       statusMap: { flaky: 'WIP' },
       failureComments: false,
       stepResults: 'off',
     });
-    rewriteOptions(run, then, { zephyr: { statusMap: { flaky: 'BLOCKED' }, failureComments: true } });
+    rewriteOptions(run, then, { ...then, zephyr: { cycleName: JOURNAL, statusMap: { flaky: 'BLOCKED' }, failureComments: true } });
 
-    const replayed = await replayIn(run.dir, [run.outboxDir], env);
+    const replayed = await replayIn(run.dir, [outboxDir], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
     expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
     expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
@@ -165,24 +184,6 @@ describe('replay settings', () => {
   });
 
   it('a config that lists the reporter twice: replay without a folder replays each outbox with its own options', async () => {
-    const names = ['replay settings instance a', 'replay settings instance b'];
-    const [a, b] = names.map((cycleName, i) => ({
-      outboxDir: `outbox-${i}`,
-      zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
-    }));
-    sandbox.setFaults('zephyr', { down: true });
-    let run: RunResult;
-    try {
-      run = await runPlaywright({
-        files: SUITE,
-        env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
-        options: a,
-        secondReporter: b,
-        retries: 1,
-      });
-    } finally {
-      sandbox.setFaults('zephyr', { down: false });
-    }
     for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir)), run.output).toHaveLength(1);
     const replayed = await replayIn(run.dir, [], zephyrEnv());
     expect(replayed.exitCode, replayed.output).toBe(0);
@@ -190,7 +191,9 @@ describe('replay settings', () => {
     expect(executions(names[1])).toEqual({ 'PROJ-1': [4, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
     for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir))).toEqual([]);
   });
+});
 
+describe('replay settings', () => {
   it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
     const dir = tempDir('broken-config');
     fs.writeFileSync(path.join(dir, 'playwright.config.ts'), "export default { reporter: [['dot']], ;\n");
