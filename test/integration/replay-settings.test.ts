@@ -24,12 +24,19 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-/** A flaky test (fails, then passes on its retry), a failing one and a passing one (3 Zephyr steps each). */
+/**
+ * A flaky test (fails, then passes on its retry), a failing one and a passing one (3 Zephyr steps each). The failing
+ * one is not retried: a second failure proves nothing more here, and Playwright starts a worker (≈ 1 s of CPU) after
+ * each failed attempt — 2 workers a run instead of 4.
+ */
 const SUITE = {
   's.spec.ts': `import { test } from '@playwright/test';
 test('flaky', { tag: '@PROJ-1' }, () => { if (test.info().retry === 0) throw new Error('first try failed'); });
-test('broken', { tag: '@PROJ-2' }, () => { throw new Error('broken failed'); });
-test('fine', { tag: '@PROJ-3' }, () => {});`,
+test('fine', { tag: '@PROJ-3' }, () => {});
+test.describe(() => {
+  test.describe.configure({ retries: 0 });
+  test('broken', { tag: '@PROJ-2' }, () => { throw new Error('broken failed'); });
+});`,
 };
 
 const zephyrEnv = () => Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => k.startsWith('ZEPHYR_')));
@@ -61,18 +68,34 @@ function stepStatuses(name: string, key: string): number[] {
   return e.stepResults.map((r) => r.statusId);
 }
 
-describe('replay settings', () => {
-  it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
-    const name = 'replay settings held back';
-    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
-    const typo = { zephyr: { statusMap: { flakey: 'WIP' }, failureComments: false, stepResults: 'off' } };
-    const run = await runPlaywright({ files: SUITE, env, options: typo, retries: 1 });
-    expect(run.output).toContain('zephyr.statusMap.flakey: unknown outcome');
-    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
-    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
-    rewriteOptions(run, typo, { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' } });
+/**
+ * Two cases from ONE Playwright run of two reporter instances (a run costs seconds of process start; both need the
+ * service up): each has its own cycle and outbox, each rewrites its own options in the run's config.
+ */
+describe('replay settings: settings the run could not use (two reporter instances in one run)', () => {
+  const HELD_BACK = 'replay settings held back';
+  const REFUSED = 'replay settings refused status';
+  // outboxDir first: each instance's options are one JSON text in the config, replaced whole by rewriteOptions.
+  const typo = {
+    outboxDir: 'outbox-typo',
+    zephyr: { cycleName: HELD_BACK, statusMap: { flakey: 'WIP' }, failureComments: false, stepResults: 'off' },
+  };
+  const unknown = { outboxDir: 'outbox-unknown', zephyr: { cycleName: REFUSED, statusMap: { flaky: 'GREEN' }, failureComments: false } };
+  let run: RunResult;
+  beforeAll(async () => {
+    run = await runPlaywright({ files: SUITE, env: zephyrEnv(), options: typo, secondReporter: unknown, retries: 1 });
+  }, 120_000);
 
-    const replayed = await replayIn(run.dir, [run.outboxDir], env);
+  it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
+    const name = HELD_BACK;
+    const env = zephyrEnv();
+    const outboxDir = path.join(run.dir, typo.outboxDir);
+    expect(run.output).toContain('zephyr.statusMap.flakey: unknown outcome');
+    expect(outboxFiles(outboxDir)).toHaveLength(1);
+    expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
+    rewriteOptions(run, typo, { ...typo, zephyr: { ...typo.zephyr, statusMap: { flaky: 'WIP' } } });
+
+    const replayed = await replayIn(run.dir, [outboxDir], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
     // flaky -> WIP as configured (not the default PASS); no failure comment (failureComments: false); steps untouched (stepResults: 'off').
     expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
@@ -80,57 +103,22 @@ describe('replay settings', () => {
     expect(replayed.output).toContain(
       'Zephyr Squad: the run could not resolve its settings; replaying with those of playwright.config.ts and the environment',
     );
-    expect(outboxFiles(run.outboxDir)).toEqual([]);
-  });
-
-  it("a run that resolved its settings: the replay publishes with the run's (its journal), not with a config changed since", async () => {
-    const name = 'replay settings from the journal';
-    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
-    const then = { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' } };
-    sandbox.setFaults('zephyr', { down: true });
-    let run: RunResult;
-    try {
-      run = await runPlaywright({
-        files: SUITE,
-        env: { ...env, PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
-        options: then,
-        retries: 1,
-      });
-    } finally {
-      sandbox.setFaults('zephyr', { down: false });
-    }
-    expect(outboxFiles(run.outboxDir), run.output).toHaveLength(1);
-    const journal = fs.readFileSync(path.join(run.outboxDir, outboxFiles(run.outboxDir)[0]), 'utf8');
-    expect(JSON.parse(journal.split('\n')[0]).targets.zephyr.settings).toMatchObject({
-      statusMap: { flaky: 'WIP' },
-      failureComments: false,
-      stepResults: 'off',
-    });
-    rewriteOptions(run, then, { zephyr: { statusMap: { flaky: 'BLOCKED' }, failureComments: true } });
-
-    const replayed = await replayIn(run.dir, [run.outboxDir], env);
-    expect(replayed.exitCode, replayed.output).toBe(0);
-    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
-    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
-    expect(replayed.output).toMatch(
-      /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, statusMap, failureComments, commentLimit, stepResults\); credentials and the rest from playwright\.config\.ts and the environment/,
-    );
+    expect(outboxFiles(outboxDir)).toEqual([]);
   });
 
   it('a status name the tenant does not have: nothing is sent; the replay takes the statusMap from the config named with --config', async () => {
-    const name = 'replay settings refused status';
-    const env = { ...zephyrEnv(), ZEPHYR_CYCLE_NAME: name };
-    const unknown = { zephyr: { statusMap: { flaky: 'GREEN' }, failureComments: false } };
-    const run = await runPlaywright({ files: SUITE, env, options: unknown, retries: 1 });
+    const name = REFUSED;
+    const env = zephyrEnv();
+    const outboxDir = path.join(run.dir, unknown.outboxDir);
     expect(run.output).toMatch(
       /zephyr\.statusMap\.flaky: Zephyr has no status "GREEN" .*nothing is sent to Zephyr, its results are kept for replay/,
     );
     expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
-    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
-    const file = rewriteOptions(run, unknown, { zephyr: { statusMap: { flaky: 'WIP' }, failureComments: false } });
+    expect(outboxFiles(outboxDir)).toHaveLength(1);
+    const file = rewriteOptions(run, unknown, { ...unknown, zephyr: { ...unknown.zephyr, statusMap: { flaky: 'WIP' } } });
 
     // From elsewhere (no playwright.config there): the config is named.
-    const replayed = await replayIn(REPO, [run.outboxDir, '--config', file], env);
+    const replayed = await replayIn(REPO, [outboxDir, '--config', file], env);
     expect(replayed.exitCode, replayed.output).toBe(0);
     expect(replayed.output).toMatch(
       /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, failureComments, commentLimit, stepResults\); statusMap from .*playwright\.config\.ts and the environment \(the service refused the run's\)/,
@@ -139,26 +127,63 @@ describe('replay settings', () => {
     // stepResults as configured there (the default, `passed`): what 'off' above left untouched is set here.
     expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
   });
+});
 
-  it('a config that lists the reporter twice: replay without a folder replays each outbox with its own options', async () => {
-    const names = ['replay settings instance a', 'replay settings instance b'];
-    const [a, b] = names.map((cycleName, i) => ({
-      outboxDir: `outbox-${i}`,
-      zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
-    }));
+/**
+ * Two cases from ONE Playwright run with Zephyr down, of three reporter instances (its own cycle and outbox each):
+ * the first case replays its instance's folder with its options rewritten since; the second replays without a
+ * folder, every instance of the config (the first's outbox by then empty: nothing to replay there).
+ */
+describe('replay settings: runs that resolved their settings (three reporter instances in one run, Zephyr down)', () => {
+  const JOURNAL = 'replay settings from the journal';
+  const then = {
+    outboxDir: 'outbox-journal',
+    zephyr: { cycleName: JOURNAL, statusMap: { flaky: 'WIP' }, failureComments: false, stepResults: 'off' },
+  };
+  const names = ['replay settings instance a', 'replay settings instance b'];
+  const [a, b] = names.map((cycleName, i) => ({
+    outboxDir: `outbox-${i}`,
+    zephyr: { cycleName, statusMap: { flaky: i ? 'BLOCKED' : 'WIP' }, failureComments: false },
+  }));
+  let run: RunResult;
+  beforeAll(async () => {
     sandbox.setFaults('zephyr', { down: true });
-    let run: RunResult;
     try {
       run = await runPlaywright({
         files: SUITE,
         env: { ...zephyrEnv(), PW_TMS_PUBLISH_TIMEOUT: '3', ...QUICK_GIVE_UP },
-        options: a,
-        secondReporter: b,
+        options: then,
+        moreReporters: [a, b],
         retries: 1,
       });
     } finally {
       sandbox.setFaults('zephyr', { down: false });
     }
+  }, 120_000);
+
+  it("a run that resolved its settings: the replay publishes with the run's (its journal), not with a config changed since", async () => {
+    const name = JOURNAL;
+    const env = zephyrEnv();
+    const outboxDir = path.join(run.dir, then.outboxDir);
+    expect(outboxFiles(outboxDir), run.output).toHaveLength(1);
+    const journal = fs.readFileSync(path.join(outboxDir, outboxFiles(outboxDir)[0]), 'utf8');
+    expect(JSON.parse(journal.split('\n')[0]).targets.zephyr.settings).toMatchObject({
+      statusMap: { flaky: 'WIP' },
+      failureComments: false,
+      stepResults: 'off',
+    });
+    rewriteOptions(run, then, { ...then, zephyr: { cycleName: JOURNAL, statusMap: { flaky: 'BLOCKED' }, failureComments: true } });
+
+    const replayed = await replayIn(run.dir, [outboxDir], env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(stepStatuses(name, 'PROJ-3')).toEqual([-1, -1, -1]);
+    expect(replayed.output).toMatch(
+      /Zephyr Squad: replaying with the run's settings from its journal \(projectId, versionId, statusMap, failureComments, commentLimit, stepResults\); credentials and the rest from playwright\.config\.ts and the environment/,
+    );
+  });
+
+  it('a config that lists the reporter twice: replay without a folder replays each outbox with its own options', async () => {
     for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir)), run.output).toHaveLength(1);
     const replayed = await replayIn(run.dir, [], zephyrEnv());
     expect(replayed.exitCode, replayed.output).toBe(0);
@@ -166,7 +191,9 @@ describe('replay settings', () => {
     expect(executions(names[1])).toEqual({ 'PROJ-1': [4, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
     for (const dir of ['outbox-0', 'outbox-1']) expect(outboxFiles(path.join(run.dir, dir))).toEqual([]);
   });
+});
 
+describe('replay settings', () => {
   it('a config Playwright cannot read: one line naming it, nothing sent', async () => {
     const dir = tempDir('broken-config');
     fs.writeFileSync(path.join(dir, 'playwright.config.ts'), "export default { reporter: [['dot']], ;\n");
