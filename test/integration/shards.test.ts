@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
@@ -5,7 +6,7 @@ import { resolveConfig } from '../../src/config/config';
 import { createPrinter } from '../../src/shared/output';
 import { PublishRun } from '../../src/engine/run';
 import { TARGETS } from '../../src/targets';
-import type { TestRecord } from '../../src/shared/model';
+import type { RunSummary, TestRecord } from '../../src/shared/model';
 import {
   csLastStatuses,
   csRun,
@@ -27,23 +28,30 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** 24 tests in 6 files; test i maps to PROJ-(base+i) and scenario (base+i); every 5th fails; each takes `ms`. */
+/**
+ * 24 tests in 6 files; test i maps to PROJ-(base+i) and scenario (base+i); every 6th fails; each takes `ms`.
+ * The failures are the last test of each of 4 shards (of 2, the middle and the last): Playwright starts a new worker
+ * after a failed test when tests remain, and at a shard's end none do.
+ */
+const fails = (i: number) => i % 6 === 5;
+
 function shardSuite(base: number, ms = 0): Record<string, string> {
   const files: Record<string, string> = {};
   for (let f = 0; f < 6; f++) {
     const tests = [0, 1, 2, 3].map((j) => {
       const i = f * 4 + j;
       const wait = ms ? `await new Promise((r) => setTimeout(r, ${ms})); ` : '';
-      return `test('t${i}', { tag: ['@PROJ-${base + i}', '@cs-${base + i}'] }, async () => { ${wait}expect(${i % 5 === 4 ? 1 : 0}).toBe(0); });`;
+      return `test('t${i}', { tag: ['@PROJ-${base + i}', '@cs-${base + i}'] }, async () => { ${wait}expect(${fails(i) ? 1 : 0}).toBe(0); });`;
     });
     files[`s${f}.spec.ts`] = `import { test, expect } from '@playwright/test';\n${tests.join('\n')}`;
   }
   return files;
 }
 
-describe.each([2, 4])('%i live shards started at the same instant', (n) => {
+// 2 shards: in the paced pair of shards below (an instance of their own, into a sandbox of its own).
+describe.each([4])('%i live shards started at the same instant', (n) => {
   it('publish into exactly one cycle and one test run, with the exact union', async () => {
-    const base = n === 2 ? 500 : 600;
+    const base = 600;
     const name = `shards ${n}`;
     const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
     const runs = await Promise.all(
@@ -51,12 +59,12 @@ describe.each([2, 4])('%i live shards started at the same instant', (n) => {
     );
     for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
     expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toHaveLength(1);
-    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${base + i}`, i % 5 === 4 ? 2 : 1]));
+    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${base + i}`, fails(i) ? 2 : 1]));
     expect(zephyrStatuses(sandbox, name)).toEqual(want);
     const csRun = csRuns(sandbox, name);
     expect(csRun).toHaveLength(1);
     expect(csLastStatuses(csRun[0])).toEqual(
-      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [base + i, [fails(i) ? 'failed' : 'passed']])),
     );
     const published = runs.map((r) => r.summary?.targets.zephyr?.published ?? 0);
     expect(published.reduce((a, b) => a + b, 0)).toBe(24);
@@ -65,7 +73,7 @@ describe.each([2, 4])('%i live shards started at the same instant', (n) => {
 
 /**
  * 24 tests in 6 files; test i maps to PROJ-(zephyrBase+i) and scenario (csBase+i) (the keys of each service apart
- * from every other case's); every 5th fails; each takes `ms`.
+ * from every other case's); every 6th fails (see shardSuite); each takes `ms`.
  */
 function pacedSuite(zephyrBase: number, csBase: number, ms: number): Record<string, string> {
   return Object.fromEntries(
@@ -78,9 +86,13 @@ function pacedSuite(zephyrBase: number, csBase: number, ms: number): Record<stri
 
 // Both services paced in one pair of shards (their keys are disjoint, their limits apart): each case asserts its
 // service as if the shards had published to it alone (two Playwright shards instead of two pairs).
+// The same two shards also carry the case of 2 shards started at the same instant with no pacing: a second reporter
+// instance each, into a sandbox of its own with no rate limit (a run of two shards fewer).
 describe('2 live shards, each service on a tight budget', () => {
   const zephyr = { base: 800, name: 'shards paced' };
   const cs = { base: 850, name: 'cs shards paced' };
+  const unpacedName = 'shards 2';
+  let unpaced: RunningSandbox;
   let runs: RunResult[];
   const rateLimited = { zephyr: 0, cucumberstudio: 0 };
   beforeAll(async () => {
@@ -94,9 +106,25 @@ describe('2 live shards, each service on a tight budget', () => {
     const before = { zephyr: sandbox.stats().zephyr.rateLimited, cucumberstudio: sandbox.stats().cucumberstudio.rateLimited };
     sandbox.setFaults('zephyr', { rateLimit: { count: 14, windowMs: 2000 } });
     sandbox.setFaults('cucumberstudio', { rateLimit: { count: 12, windowMs: 2000 } });
+    unpaced = await testSandbox();
+    const u = unpaced.env();
+    const second = {
+      zephyr: { baseUrl: u.ZEPHYR_BASE_URL, cycleName: unpacedName, rateLimit: 'off' },
+      cucumberstudio: { baseUrl: u.CUCUMBERSTUDIO_BASE_URL, testRunName: unpacedName, rateLimit: 'off' },
+      outboxDir: 'outbox-unpaced',
+      summaryFile: 'summary-unpaced.json',
+    };
     try {
       runs = await Promise.all(
-        [1, 2].map((i) => runPlaywright({ files: pacedSuite(zephyr.base, cs.base, 400), env, workers: 1, args: [`--shard=${i}/2`] })),
+        [1, 2].map((i) =>
+          runPlaywright({
+            files: pacedSuite(zephyr.base, cs.base, 400),
+            env,
+            workers: 1,
+            args: [`--shard=${i}/2`],
+            secondReporter: second,
+          }),
+        ),
       );
     } finally {
       sandbox.setFaults('zephyr', { rateLimit: null });
@@ -104,12 +132,29 @@ describe('2 live shards, each service on a tight budget', () => {
     }
     for (const id of ['zephyr', 'cucumberstudio'] as const) rateLimited[id] = sandbox.stats()[id].rateLimited - before[id];
   }, 300_000);
+  afterAll(async () => {
+    await unpaced?.close();
+  });
+
+  it('unpaced, into a sandbox of their own: exactly one cycle and one test run, with the exact union', () => {
+    for (const r of runs) expect(outboxFiles(path.join(r.dir, 'outbox-unpaced'))).toEqual([]);
+    expect(zephyrCycles(unpaced).filter((c) => c.name === unpacedName)).toHaveLength(1);
+    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${zephyr.base + i}`, fails(i) ? 2 : 1]));
+    expect(zephyrStatuses(unpaced, unpacedName)).toEqual(want);
+    const held = csRuns(unpaced, unpacedName);
+    expect(held).toHaveLength(1);
+    expect(csLastStatuses(held[0])).toEqual(
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [cs.base + i, [fails(i) ? 'failed' : 'passed']])),
+    );
+    const summaries = runs.map((r) => JSON.parse(fs.readFileSync(path.join(r.dir, 'summary-unpaced.json'), 'utf8')) as RunSummary);
+    expect(summaries.map((s) => s.targets.zephyr?.published ?? 0).reduce((a, b) => a + b, 0)).toBe(24);
+  });
 
   it('Zephyr (7 calls per 2 s each, the key allows 14): the exact union, each status set once, no 429', () => {
     // Under such a budget a shard keeps passed results that can share a later bulk call while its window is
     // short of room (ZephyrTarget.batching.pick): whatever it still holds at the end goes with the end's bulk.
     for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
-    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${zephyr.base + i}`, i % 5 === 4 ? 2 : 1]));
+    const want = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`PROJ-${zephyr.base + i}`, fails(i) ? 2 : 1]));
     expect(zephyrStatuses(sandbox, zephyr.name)).toEqual(want);
     const cycle = zephyrCycles(sandbox).find((c) => c.name === zephyr.name)!;
     expect(cycle.executions.filter((e) => e.statusChanges !== 1).map((e) => `${e.issueKey}: ${e.statusChanges}`)).toEqual([]);
@@ -120,7 +165,7 @@ describe('2 live shards, each service on a tight budget', () => {
     // Each shard alone may send 12 calls per 2 s, the service's whole limit; together they count each other's calls.
     for (const r of runs) expect(outboxFiles(r.outboxDir)).toEqual([]);
     expect(csLastStatuses(csRun(sandbox, cs.name))).toEqual(
-      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [cs.base + i, [i % 5 === 4 ? 'failed' : 'passed']])),
+      Object.fromEntries(Array.from({ length: 24 }, (_, i) => [cs.base + i, [fails(i) ? 'failed' : 'passed']])),
     );
     expect(rateLimited.cucumberstudio).toBe(0);
   });

@@ -13,8 +13,10 @@ import {
   testSandbox,
   zephyrCycles,
   zephyrStatuses,
+  type Mode,
   type RunResult,
 } from './harness';
+import { runInstances, type Instances } from './shared-run';
 import { TEST_BACKOFF_ENV, TEST_UNREACHABLE_ENV } from '../../src/playwright/test-knobs';
 
 /**
@@ -207,20 +209,36 @@ test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
   });
 });
 
-describe.each(MODES)('a run stopped by --max-failures (%s)', (mode) => {
-  it('a key also mapped by a test that never started is published from the tests that ran, and named', async () => {
-    const name = `max failures ${mode}`;
-    const files = {
-      'x.spec.ts': `import { test } from '@playwright/test';
+// Live and merged in one Playwright run: its live instance publishes "max failures live", and merge-reports the same
+// run's blob into "max failures merge" (a run fewer).
+describe('a run stopped by --max-failures', () => {
+  const files = {
+    'x.spec.ts': `import { test } from '@playwright/test';
 test('a1', { tag: '@PROJ-203' }, () => {});
 test('a2', { tag: '@PROJ-204' }, () => { throw new Error('stop here'); });
 test('a3', { tag: '@PROJ-203' }, () => {});
 test('a4', { tag: '@PROJ-205' }, () => {});`,
-    };
-    const run = await runPlaywright({ files, mode, workers: 1, args: ['-x'], env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name } });
+  };
+  let shared: Instances<'live'>;
+  beforeAll(async () => {
+    shared = await runInstances(
+      { files, workers: 1, args: ['-x'], env: sandbox.env() },
+      { live: { zephyr: { cycleName: 'max failures live' } } },
+      { zephyr: { cycleName: 'max failures merge' } },
+    );
+  }, 300_000);
+  /** What each mode printed: the live instance in `playwright test`, the merged one in merge-reports. */
+  const printed = (mode: Mode) => {
+    const [live, merged] = shared.merged!.output.split('\n--- merge-reports ---\n');
+    return mode === 'live' ? live : merged;
+  };
+
+  it.each(MODES)('a key also mapped by a test that never started is published from the tests that ran, and named (%s)', (mode) => {
+    const name = `max failures ${mode}`;
+    const summary = mode === 'live' ? shared.live.summary : shared.merged!.summary!;
     expect(zephyrStatuses(sandbox, name)).toEqual({ 'PROJ-203': 1, 'PROJ-204': 2, 'PROJ-205': -1 });
-    expect(run.summary!.targets.zephyr).toMatchObject({ notRun: 2, partlyRun: ['PROJ-203'] });
-    expect(run.output).toContain('2 tests not run; 1 key published from the tests that ran (others mapped to it did not run): PROJ-203');
+    expect(summary.targets.zephyr).toMatchObject({ notRun: 2, partlyRun: ['PROJ-203'] });
+    expect(printed(mode)).toContain('2 tests not run; 1 key published from the tests that ran (others mapped to it did not run): PROJ-203');
   });
 });
 
