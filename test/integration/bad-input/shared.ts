@@ -24,6 +24,11 @@ export interface Group {
   overrides?: { zephyr?: ResponseOverride[]; cucumberstudio?: ResponseOverride[] };
   /** Extra secrets (wrong keys given on purpose) that must not appear anywhere. */
   secrets?: string[];
+  /**
+   * Options only, on the sandbox's whole env and no faults: the group is one reporter instance (its own options,
+   * outbox and summary) in a Playwright run shared with the other such groups, instead of a run of its own.
+   */
+  instance?: boolean;
   /** Checks on the sandbox after the run (e.g. that a recovered case published exactly). */
   after?: (sb: RunningSandbox, run: RunResult) => void;
 }
