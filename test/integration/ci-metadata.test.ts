@@ -13,11 +13,12 @@ afterAll(async () => {
 });
 const { envFor } = evidenceReaders(() => sandbox);
 /**
- * What a cycle / run says of its CI run does not depend on its results: one passing test per target (the shared
- * evidence suite's failing test made Playwright start a second worker in each run).
+ * What a cycle / run says of its CI run does not depend on its results: one test per target, skipped where declared
+ * (published as skipped; Playwright starts no worker for it). The shared evidence suite's failing test made
+ * Playwright start two workers a run.
  */
 const SUITE = {
-  'ci.spec.ts': `import { test } from '@playwright/test';\ntest('catalogue works @cs-4 @PROJ-4', () => {});\n`,
+  'ci.spec.ts': `import { test } from '@playwright/test';\ntest.skip('catalogue works @cs-4 @PROJ-4', () => {});\n`,
 };
 
 describe('CI metadata and links (live)', () => {
