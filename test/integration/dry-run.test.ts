@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runPlaywright, tempDir, testSandbox } from './harness';
+import { runPlaywright, tempDir, testSandbox, type RunResult } from './harness';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -16,8 +16,9 @@ it('dry run honours statusMap (resolved offline) and sends nothing', async () =>
     files: {
       'dry.spec.ts': `import { test } from '@playwright/test';
 test('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});
-test('bad', { tag: ['@PROJ-4', '@cs-4'] }, () => { throw new Error('x'); });
-test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });`,
+test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });
+// Last: Playwright replaces the worker after a failed test, and a test after it would cost a second worker.
+test('bad', { tag: ['@PROJ-4', '@cs-4'] }, () => { throw new Error('x'); });`,
     },
     env: {
       ...sandbox.env(),
@@ -88,47 +89,57 @@ it('a run whose global setup fails publishes nothing, says why, and writes a sum
   expect(after.cucumberstudio.requests).toBe(before.cucumberstudio.requests);
 });
 
-it('an annotation that is not a key is named; a Jira issue link is read as its key; @CS-712 is a Jira key', async () => {
-  const run = await runPlaywright({
-    files: {
-      'keys.spec.ts': `import { test } from '@playwright/test';
+/**
+ * Three dry runs' cases in one: their keys are disjoint and each asserts on its own lines; the summary's counts are
+ * the three files' together (PROJ-7, CS-712; PROJ-341, PROJ-342; PROJ-3 published, the typo's test unmapped).
+ */
+describe('one dry run of keys, titles and an unwritable step summary', () => {
+  let run: RunResult;
+  let step: string;
+  beforeAll(async () => {
+    const blocker = path.join(tempDir('step'), 'a-file');
+    fs.writeFileSync(blocker, '');
+    step = path.join(blocker, 'step.md'); // under a file: cannot be written
+    run = await runPlaywright({
+      files: {
+        'keys.spec.ts': `import { test } from '@playwright/test';
 test('linked', { annotation: { type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-7' } }, () => {});
 test('typo', { annotation: { type: 'zephyr', description: 'PROJ_8' } }, () => {});
 test('jira project CS', { tag: '@CS-712' }, () => {});`,
-    },
-    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1' },
-  });
-  expect(run.output).toContain('dry run: Zephyr Squad PROJ-7 -> PASS');
-  expect(run.output).toContain('dry run: Zephyr Squad CS-712 -> PASS');
-  expect(run.output).not.toMatch(/dry run: CucumberStudio/);
-  expect(run.output).toContain('Zephyr Squad: the zephyr annotation "PROJ_8" of "keys.spec.ts › typo" is not a key; not mapped by it');
-  expect(run.summary!.targets.zephyr).toMatchObject({ published: 2, unmapped: 1 });
-});
-
-it('keys written in a title next to punctuation map (Playwright takes the tag up to the next space)', async () => {
-  const run = await runPlaywright({
-    files: {
-      'titles.spec.ts': `import { test } from '@playwright/test';
+        'titles.spec.ts': `import { test } from '@playwright/test';
 test('login (@PROJ-341)', () => {});
 test('logout @PROJ-342, @cs-343.', () => {});`,
-    },
-    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1', ZEPHYR_CYCLE_NAME: 'Dry titles', CUCUMBERSTUDIO_TEST_RUN_ID: '77' },
+        'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-3' }, () => {});`,
+      },
+      env: {
+        ...sandbox.env(),
+        PW_TMS_DRY_RUN: '1',
+        ZEPHYR_CYCLE_NAME: 'Dry titles',
+        CUCUMBERSTUDIO_TEST_RUN_ID: '77',
+        GITHUB_STEP_SUMMARY: step,
+      },
+    });
   });
-  expect(run.output).toContain('dry run: Zephyr Squad PROJ-341 -> PASS');
-  expect(run.output).toContain('dry run: Zephyr Squad PROJ-342 -> PASS');
-  expect(run.output).toContain('dry run: CucumberStudio 343 -> passed');
-  expect(run.summary!.targets.zephyr).toMatchObject({ unmapped: 0 });
-});
 
-it('a GitHub step summary that cannot be written is named in its own line; the summary file is written', async () => {
-  const blocker = path.join(tempDir('step'), 'a-file');
-  fs.writeFileSync(blocker, '');
-  const step = path.join(blocker, 'step.md'); // under a file: cannot be written
-  const run = await runPlaywright({
-    files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-3' }, () => {});` },
-    env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1', ZEPHYR_CYCLE_NAME: 'Dry step', GITHUB_STEP_SUMMARY: step },
+  it('an annotation that is not a key is named; a Jira issue link is read as its key; @CS-712 is a Jira key', () => {
+    expect(run.output).toContain('dry run: Zephyr Squad PROJ-7 -> PASS');
+    expect(run.output).toContain('dry run: Zephyr Squad CS-712 -> PASS');
+    // The only CucumberStudio result is the titles' @cs-343: none of keys.spec.ts's.
+    expect(run.output.match(/dry run: CucumberStudio \d+ ->/g)).toEqual(['dry run: CucumberStudio 343 ->']);
+    expect(run.output).toContain('Zephyr Squad: the zephyr annotation "PROJ_8" of "keys.spec.ts › typo" is not a key; not mapped by it');
+    // The typo's test is the one unmapped: titles.spec.ts's two map.
+    expect(run.summary!.targets.zephyr).toMatchObject({ published: 5, unmapped: 1 });
   });
-  expect(run.output).toContain(`could not write ${step}:`);
-  expect(run.output).not.toMatch(/could not write .*summary\.json/);
-  expect(run.summary!.targets.zephyr).toMatchObject({ dryRun: true, published: 1 });
+
+  it('keys written in a title next to punctuation map (Playwright takes the tag up to the next space)', () => {
+    expect(run.output).toContain('dry run: Zephyr Squad PROJ-341 -> PASS');
+    expect(run.output).toContain('dry run: Zephyr Squad PROJ-342 -> PASS');
+    expect(run.output).toContain('dry run: CucumberStudio 343 -> passed');
+  });
+
+  it('a GitHub step summary that cannot be written is named in its own line; the summary file is written', () => {
+    expect(run.output).toContain(`could not write ${step}:`);
+    expect(run.output).not.toMatch(/could not write .*summary\.json/);
+    expect(run.summary!.targets.zephyr).toMatchObject({ dryRun: true });
+  });
 });

@@ -5,6 +5,8 @@ import { expect } from 'vitest';
 import { csRuns, outboxFiles, zephyrCycles } from '../harness';
 import { type Group } from './shared';
 
+const STATUS_RUN = 'bad-input unknown statuses';
+
 export const CONFIG_IDS: Group[] = [
   {
     label: 'missing ids (1)',
@@ -199,12 +201,16 @@ export const CONFIG_IDS: Group[] = [
   },
   {
     label: 'unknown status names',
-    env: (sb) => sb.env(),
-    options: { zephyr: { statusMap: { passed: 'GREEN' } }, cucumberstudio: { statusMap: { passed: 'green' } } },
+    instance: true,
+    // Named: other instances of the shared run publish into the same sandbox (under the default names).
+    options: {
+      zephyr: { statusMap: { passed: 'GREEN' }, cycleName: STATUS_RUN },
+      cucumberstudio: { statusMap: { passed: 'green' }, testRunName: STATUS_RUN },
+    },
     // Refused like a typo in an outcome key: nothing goes out as the default status, the results wait for replay.
     after: (sb, run) => {
-      expect(zephyrCycles(sb)).toEqual([]);
-      expect(csRuns(sb)).toEqual([]);
+      expect(zephyrCycles(sb).filter((c) => c.name === STATUS_RUN)).toEqual([]);
+      expect(csRuns(sb, STATUS_RUN)).toEqual([]);
       const journals = outboxFiles(run.outboxDir);
       expect(journals).toHaveLength(1);
       const text = fs.readFileSync(path.join(run.outboxDir, journals[0]), 'utf8');

@@ -1,11 +1,13 @@
 /** Bad configuration: option types and values, env values. */
-import { zephyrOnly, type Group } from './shared';
+import { type Group } from './shared';
 
 export const CONFIG_OPTIONS: Group[] = [
   {
     label: 'zephyr options',
-    env: zephyrOnly,
+    instance: true,
     options: {
+      // Zephyr's options only (CucumberStudio's credentials are in the shared run's env).
+      cucumberstudio: false,
       outboxdir: 'x',
       zephyr: {
         acessKey: 'typo',
@@ -92,7 +94,7 @@ export const CONFIG_OPTIONS: Group[] = [
   },
   {
     label: 'wrong option types',
-    env: (sb) => sb.env(),
+    instance: true,
     options: { zephyr: 'PROJ-1', cucumberstudio: ['1'], failOnPublishError: 'sometimes' },
     cases: [
       { id: 'zephyr-not-object', kind: 'config', title: '`zephyr` option is not an object', line: /^\S+ zephyr: expected an object/ },
@@ -108,7 +110,7 @@ export const CONFIG_OPTIONS: Group[] = [
   },
   {
     label: 'options not an object',
-    env: zephyrOnly,
+    instance: true,
     options: 'zephyr',
     cases: [
       {
