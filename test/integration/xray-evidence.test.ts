@@ -31,15 +31,16 @@ let run: Instances<Case>;
 const BIG = 1536 * 1024;
 const files = {
   'e.spec.ts': `import { test } from '@playwright/test';
+test('passes with a file', { tag: '@XT-1' }, async ({}, info) => {
+  await info.attach('notes', { body: 'not sent: the test passed', contentType: 'text/plain' });
+});
 test('fails with a file', { tag: '@XT-4' }, async ({}, info) => {
   await info.attach('notes', { body: 'what the test saw', contentType: 'text/plain' });
   await info.attach('dump', { body: Buffer.alloc(${BIG}, 7), contentType: 'application/octet-stream' });
   throw new Error('xt4 broke');
 });
 test('fails long', { tag: '@XT-5' }, () => { throw new Error('long '.repeat(2000)); });
-test('passes with a file', { tag: '@XT-1' }, async ({}, info) => {
-  await info.attach('notes', { body: 'not sent: the test passed', contentType: 'text/plain' });
-});`,
+`,
 };
 
 /** What the case's sandbox counted: imports, addEvidenceToTestRun calls. */
