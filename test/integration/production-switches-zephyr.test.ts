@@ -18,7 +18,8 @@ import { zephyr } from '../../src/targets/zephyr/definition';
  * What the switches publish: the statuses Zephyr is sent (pass, fail, a flaky test's last try, unexecuted, worst of
  * two tests of one key), two keys on one test, a run-time annotation. Lighter than ZEPHYR_SUITE (suites.ts), whose
  * `retries: 1` and timeout cost 7 worker starts (one after each failed attempt): only the flaky test is retried,
- * and PROJ-10 passes (a timeout is the status table's case, not a switch's): 3.
+ * PROJ-10 passes (a timeout is the status table's case, not a switch's) and the last test fails (no worker starts
+ * after it): 2.
  */
 const SWITCH_SUITE = {
   'a.spec.ts': `
@@ -37,10 +38,10 @@ test('expected failure', { tag: '@PROJ-6' }, () => { test.fail(); expect(1).toBe
 import { test, expect } from '@playwright/test';
 test('two keys', { annotation: [{ type: 'zephyr', description: 'PROJ-7' }, { type: 'zephyr', description: 'PROJ-8' }] }, () => {});
 test('shared ok', { tag: '@PROJ-9' }, () => {});
-test('shared bad', { tag: '@PROJ-9' }, () => { expect(true, 'shared key must fail').toBe(false); });
 test('passes', { tag: '@PROJ-10' }, () => {});
 test('run-time annotation', () => { test.info().annotations.push({ type: 'zephyr', description: 'PROJ-11' }); });
 test('unmapped', () => {});
+test('shared bad', { tag: '@PROJ-9' }, () => { expect(true, 'shared key must fail').toBe(false); });
 `,
 };
 /** key -> Zephyr status id (1 pass, 2 fail, -1 unexecuted). */

@@ -42,7 +42,8 @@ async function withSettings<T>(patch: Record<string, Record<string, unknown>>, f
  * What the switches publish: the statuses the protocol carries (passed, failed, a flaky test's last try, skipped,
  * worst of two tests of one scenario), scenario 7's two datasets, the ambiguous name of 11 and 12 (their statuses
  * differ). Lighter than CS_SUITE (suites.ts): Playwright starts a worker after each failed attempt, so only the flaky
- * test is retried and a failure is only where a status needs one (CS_SUITE's `retries: 1` cost 7 workers, this 3).
+ * test is retried, a failure is only where a status needs one, and the last test fails (no worker starts after it):
+ * CS_SUITE's `retries: 1` cost 7 workers, this 2.
  */
 const SWITCH_SUITE = {
   'cs.spec.ts': `
@@ -55,11 +56,11 @@ test.describe('retried', () => {
 });
 test('s4 skipped', { tag: '@cs-4' }, () => { test.skip(); });
 test('s5 ok', { tag: '@cs-5' }, () => {});
-test('s5 bad', { tag: '@cs-5' }, () => { throw new Error('s5 broke'); });
 test('s7 datasets', { tag: '@cs-7' }, () => {});
 test('s11 ambiguous name, skipped', { tag: '@cs-11' }, () => { test.skip(); });
 test('s12 ambiguous name, passes', { tag: '@cs-12' }, () => {});
 test('not mapped', () => {});
+test('s5 bad', { tag: '@cs-5' }, () => { throw new Error('s5 broke'); });
 `,
 };
 /** scenario id -> expected status of the last result of each of its tests. */
