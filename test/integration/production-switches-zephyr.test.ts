@@ -10,10 +10,54 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RequestLogEntry } from '../../src/sandbox/server';
 import type { RunSummary } from '../../src/shared/model';
 import { outboxFiles, runPlaywright, testSandbox, zephyrStatuses } from './harness';
-import { ZEPHYR_EXPECTED, ZEPHYR_SUITE } from './suites';
 import { resolveConfig } from '../../src/config/config';
 import { createHttp } from '../../src/http/client';
 import { zephyr } from '../../src/targets/zephyr/definition';
+
+/**
+ * What the switches publish: the statuses Zephyr is sent (pass, fail, a flaky test's last try, unexecuted, worst of
+ * two tests of one key), two keys on one test, a run-time annotation. Lighter than ZEPHYR_SUITE (suites.ts), whose
+ * `retries: 1` and timeout cost 7 worker starts (one after each failed attempt): only the flaky test is retried,
+ * PROJ-10 passes (a timeout is the status table's case, not a switch's) and the last test fails (no worker starts
+ * after it): 2.
+ */
+const SWITCH_SUITE = {
+  'a.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('pass by annotation', { annotation: { type: 'zephyr', description: 'PROJ-1' } }, () => { expect(1).toBe(1); });
+test('pass by title tag @PROJ-2', () => {});
+test('fails', { tag: '@PROJ-3' }, () => { expect(1).toBe(2); });
+test.describe('retried', () => {
+  test.describe.configure({ retries: 1 });
+  test('flaky', { tag: '@PROJ-4' }, ({}, testInfo) => { if (testInfo.retry === 0) throw new Error('first attempt fails'); });
+});
+test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });
+test('expected failure', { tag: '@PROJ-6' }, () => { test.fail(); expect(1).toBe(2); });
+`,
+  'b.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('two keys', { annotation: [{ type: 'zephyr', description: 'PROJ-7' }, { type: 'zephyr', description: 'PROJ-8' }] }, () => {});
+test('shared ok', { tag: '@PROJ-9' }, () => {});
+test('passes', { tag: '@PROJ-10' }, () => {});
+test('run-time annotation', () => { test.info().annotations.push({ type: 'zephyr', description: 'PROJ-11' }); });
+test('unmapped', () => {});
+test('shared bad', { tag: '@PROJ-9' }, () => { expect(true, 'shared key must fail').toBe(false); });
+`,
+};
+/** key -> Zephyr status id (1 pass, 2 fail, -1 unexecuted). */
+const ZEPHYR_EXPECTED: Record<string, number> = {
+  'PROJ-1': 1,
+  'PROJ-2': 1,
+  'PROJ-3': 2,
+  'PROJ-4': 1,
+  'PROJ-5': -1,
+  'PROJ-6': 1,
+  'PROJ-7': 1,
+  'PROJ-8': 1,
+  'PROJ-9': 2,
+  'PROJ-10': 1,
+  'PROJ-11': 1,
+};
 
 const count = (log: RequestLogEntry[], route: string, status?: number) =>
   log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
@@ -51,7 +95,7 @@ function expectWaitsHonoured(log: RequestLogEntry[]): void {
 /**
  * The Zephyr switches, one sandbox each, all published to by ONE Playwright run (one reporter instance per sandbox,
  * each with its own baseUrl, cycle, outbox and summary): one run per switch cost a Playwright start and
- * ZEPHYR_SUITE's worker restarts each time, for the same test events. Each sandbox holds and logs only its
+ * the suite's worker restarts each time, for the same test events. Each sandbox holds and logs only its
  * instance's requests, so every case is asserted as if it had had the run to itself.
  */
 interface ZephyrCase {
@@ -121,9 +165,8 @@ describe('Zephyr answers as production did (live, one run, one sandbox per switc
       summaryFile: `summary-${i}.json`,
     }));
     const run = await runPlaywright({
-      files: ZEPHYR_SUITE,
+      files: SWITCH_SUITE,
       env: zephyrEnv(sandboxes[0]),
-      retries: 1,
       options: instances[0],
       moreReporters: instances.slice(1),
     });

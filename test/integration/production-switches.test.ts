@@ -10,7 +10,6 @@ import type { RunningSandbox } from '../../src/sandbox';
 import type { RequestLogEntry } from '../../src/sandbox/server';
 import type { RunSummary } from '../../src/shared/model';
 import { csLastStatuses, csRun, csRuns, outboxFiles, runPlaywright, testSandbox } from './harness';
-import { CS_EXPECTED, CS_SUITE } from './suites';
 
 const LIST = 'GET /projects/:pid/test_runs/:trid/test_snapshots';
 const ALL_SCENARIOS = 'GET /projects/:pid/scenarios';
@@ -39,6 +38,43 @@ async function withSettings<T>(patch: Record<string, Record<string, unknown>>, f
   }
 }
 
+/**
+ * What the switches publish: the statuses the protocol carries (passed, failed, a flaky test's last try, skipped,
+ * worst of two tests of one scenario), scenario 7's two datasets, the ambiguous name of 11 and 12 (their statuses
+ * differ). Lighter than CS_SUITE (suites.ts): Playwright starts a worker after each failed attempt, so only the flaky
+ * test is retried, a failure is only where a status needs one, and the last test fails (no worker starts after it):
+ * CS_SUITE's `retries: 1` cost 7 workers, this 2.
+ */
+const SWITCH_SUITE = {
+  'cs.spec.ts': `
+import { test, expect } from '@playwright/test';
+test('s1 passes', { annotation: { type: 'cucumberstudio', description: '1' } }, () => {});
+test('s2 fails', { tag: '@cs-2' }, () => { expect('a').toBe('b'); });
+test.describe('retried', () => {
+  test.describe.configure({ retries: 1 });
+  test('s3 flaky', { tag: '@cs-3' }, ({}, info) => { if (info.retry === 0) throw new Error('first try'); });
+});
+test('s4 skipped', { tag: '@cs-4' }, () => { test.skip(); });
+test('s5 ok', { tag: '@cs-5' }, () => {});
+test('s7 datasets', { tag: '@cs-7' }, () => {});
+test('s11 ambiguous name, skipped', { tag: '@cs-11' }, () => { test.skip(); });
+test('s12 ambiguous name, passes', { tag: '@cs-12' }, () => {});
+test('not mapped', () => {});
+test('s5 bad', { tag: '@cs-5' }, () => { throw new Error('s5 broke'); });
+`,
+};
+/** scenario id -> expected status of the last result of each of its tests. */
+const SWITCH_EXPECTED: Record<number, string> = {
+  1: 'passed',
+  2: 'failed',
+  3: 'passed',
+  4: 'skipped',
+  5: 'failed',
+  7: 'passed',
+  11: 'skipped',
+  12: 'passed',
+};
+
 interface Recorded<T> {
   value: T;
   /** Requests received meanwhile, by the service (its former host included). */
@@ -51,11 +87,11 @@ const count = (log: RequestLogEntry[], route: string, status?: number) =>
   log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
 
 /** scenario id -> expected last statuses, per test (scenario 7 has two datasets, so two tests). */
-const CS_LAST = Object.fromEntries(Object.entries(CS_EXPECTED).map(([id, s]) => [Number(id), Number(id) === 7 ? [s, s] : [s]]));
+const CS_LAST = Object.fromEntries(Object.entries(SWITCH_EXPECTED).map(([id, s]) => [Number(id), Number(id) === 7 ? [s, s] : [s]]));
 
 /**
  * The CucumberStudio switches, one sandbox each (its former host on, its list-read clock of its own), all published
- * to by ONE Playwright run of CS_SUITE (one reporter instance per sandbox, each with its own baseUrl, run name,
+ * to by ONE Playwright run of SWITCH_SUITE (one reporter instance per sandbox, each with its own baseUrl, run name,
  * outbox and summary), as for Zephyr's: the same test events, one Playwright start instead of one per switch.
  */
 interface CsCase {
@@ -101,9 +137,8 @@ beforeAll(async () => {
     summaryFile: `summary-${i}.json`,
   }));
   const run = await runPlaywright({
-    files: CS_SUITE,
+    files: SWITCH_SUITE,
     env: csEnv(sandboxes[0]),
-    retries: 1,
     options: instances[0],
     moreReporters: instances.slice(1),
   });
@@ -129,7 +164,7 @@ afterAll(async () => {
   for (const s of csSandboxes) await s.close();
 });
 
-/** CS_SUITE published by the case's instance, checked exactly (csLastStatuses throws on a test with more than one result). */
+/** SWITCH_SUITE published by the case's instance, checked exactly (csLastStatuses throws on a test with more than one result). */
 function csPublished(name: string): CsOutcome {
   const r = csOutcomes.get(name)!;
   expect(csRuns(r.sandbox, name)).toHaveLength(1);

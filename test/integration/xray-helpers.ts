@@ -31,7 +31,10 @@ export function silentTodos(sandbox: RunningSandbox): number {
   return xrayState(sandbox).counters.silentTodo;
 }
 
-/** Every row of the status table, worst wins, a title tag, an `xray` annotation, a key that is not a Test. */
+/**
+ * Every row of the status table, worst wins, a title tag, an `xray` annotation, a key that is not a Test. The timeout
+ * is last: Playwright starts a worker after a failed attempt only when tests remain.
+ */
 export const XRAY_SUITE = {
   'x.spec.ts': `
 import { test, expect } from '@playwright/test';
@@ -43,10 +46,10 @@ test('skipped', { tag: '@XT-6' }, () => { test.skip(); });
 test('expected failure', { tag: '@XT-7' }, () => { test.fail(); expect(1).toBe(2); });
 test('shared ok', { tag: '@XT-8' }, () => {});
 test('shared bad', { tag: '@XT-8' }, () => { throw new Error('xt8 broke'); });
-test('times out', { tag: '@XT-9' }, async () => { test.setTimeout(300); await new Promise((r) => setTimeout(r, 3000)); });
 test('zephyr only', { annotation: { type: 'zephyr', description: 'XT-10' } }, () => {});
 test('not a test issue', { tag: '@XT-301' }, () => {});
 test('unmapped', () => {});
+test('times out', { tag: '@XT-9' }, async () => { test.setTimeout(300); await new Promise((r) => setTimeout(r, 3000)); });
 `,
 };
 
