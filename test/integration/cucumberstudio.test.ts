@@ -47,7 +47,7 @@ describe.each(['live'] as const)('CucumberStudio reuse (%s)', (mode) => {
   // out; every test maps to CucumberStudio only): one Playwright run fewer, and CucumberStudio's run is made the same.
   let first: RunResult;
   beforeAll(async () => {
-    const { ZEPHYR_ACCESS_KEY: _dropped, ...halfSet } = envOf();
+    const { ZEPHYR_ACCESS_KEY: _dropped, ...halfSet } = envOf() as Record<string, string>;
     void _dropped;
     first = await runPlaywright({ files: files([21, 22]), env: halfSet, mode });
   }, 120_000);
