@@ -23,6 +23,8 @@ afterAll(async () => {
  * Playwright starts a new worker after every failed attempt (≈ 1 s of CPU each), and one test failing on its
  * retry too (2) guards that case; 5, 8 and 12 failing twice would guard nothing more.
  */
+// The runs below order their failing tests last where they can: Playwright starts a new worker after a failed test
+// only when a test (of the same project) comes after it.
 const files = {
   'p.spec.ts': `import { test } from '@playwright/test';
 test('s1', { tag: '@cs-1' }, async () => { await test.step('a', () => {}); await test.step('b', () => {}); await test.step('c', () => {}); });
@@ -159,7 +161,7 @@ it('worst wins across two pushing processes of one CI build: the later pass does
   const name = 'push worst wins';
   const both = {
     'w.spec.ts': `import { test } from '@playwright/test';
-for (const id of [31, 32])
+for (const id of [32, 31])
   test('s' + id, { tag: '@cs-' + id }, () => { if (process.env.FAIL === String(id)) throw new Error('fails in ' + process.env.SIDE); });`,
   };
   const a = await runPlaywright({ files: both, env: env(name, { PW_TMS_BUILD: 'ci worst', FAIL: '31', SIDE: 'A' }) });
@@ -178,7 +180,8 @@ it('60 results, 2 failing: one push for the passed, one post per failed test wit
   sandbox.configure('cucumberstudio', { pushFailureText: 'drop' });
   const many = {
     'm.spec.ts': `import { test } from '@playwright/test';
-for (let id = 100; id < 160; id++) test('s' + id, { tag: '@cs-' + id }, () => { if (id % 50 === 0) throw new Error('fails ' + id); });`,
+const ids = Array.from({ length: 60 }, (_, i) => 100 + i);
+for (const id of [...ids.filter((id) => id % 50), 100, 150]) test('s' + id, { tag: '@cs-' + id }, () => { if (id % 50 === 0) throw new Error('fails ' + id); });`,
   };
   const start = sandbox.log().length;
   // Two failing tests, not more: each costs Playwright a new worker, and two already show one post per failed test.
@@ -237,12 +240,12 @@ it("a failed test's files go to its own posted result; a passed test's to its pu
   const run = await runPlaywright({
     files: {
       'a.spec.ts': `import { test } from '@playwright/test';
+test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
+  await info.attach('fine.txt', { body: 'all good', contentType: 'text/plain' });
+});
 test('fails with a note', { tag: '@cs-42' }, async ({}, info) => {
   await info.attach('note.txt', { body: 'what went wrong', contentType: 'text/plain' });
   throw new Error('broke');
-});
-test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
-  await info.attach('fine.txt', { body: 'all good', contentType: 'text/plain' });
 });`,
     },
     // Every test's files (the default uploads only failed and flaky tests'): the pushed result gets one too.
@@ -264,7 +267,7 @@ it('split mode: each project pushed into its own environment of the CI build, st
     files: {
       's.spec.ts': `import { test } from '@playwright/test';
 const failsIn: Record<number, string> = { 81: 'beta', 82: 'alpha' };
-for (const id of [81, 82, 83])
+for (const id of [83, 81, 82])
   test('s' + id, { tag: '@cs-' + id }, () => {
     if (failsIn[id] === test.info().project.name) throw new Error('fails in ' + test.info().project.name);
   });`,
