@@ -15,9 +15,13 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
+/**
+ * One failing test (22), not two: it shows the per-result path beside the push, and every failed test costs
+ * Playwright a new worker (≈ 1 s of CPU) in each of the three runs.
+ */
 const files = {
   'f.spec.ts': `import { test } from '@playwright/test';
-for (const id of [21, 22, 23, 24])
+for (const id of [21, 22, 23])
   test('s' + id, { tag: '@cs-' + id }, () => { if (id % 2 === 0) throw new Error('fails ' + id); });
 test('s7', { tag: '@cs-7' }, () => {});`,
 };
@@ -28,7 +32,7 @@ const env = (name: string) =>
     PW_TMS_BUILD: 'ci faults',
   });
 
-/** Every test's results as [author, status], scenario id -> per row; and the failure texts of the even ones. */
+/** Every test's results as [author, status], scenario id -> per row; and the failing 22's failure text. */
 function exact(name: string): void {
   const byScenario: Record<number, string[][]> = {};
   for (const s of csRun(sandbox, name).snapshots)
@@ -40,10 +44,9 @@ function exact(name: string): void {
     21: [pushed('passed')],
     22: [posted('failed')],
     23: [pushed('passed')],
-    24: [posted('failed')],
     7: [pushed('passed'), pushed('passed')],
   });
-  for (const s of csRun(sandbox, name).snapshots.filter((x) => [22, 24].includes(x.scenarioId)))
+  for (const s of csRun(sandbox, name).snapshots.filter((x) => x.scenarioId === 22))
     expect(s.results[0].description).toContain(`fails ${s.scenarioId}`);
 }
 
@@ -53,7 +56,7 @@ for (const when of ['before-applying', 'after-applying'] as const)
     sandbox.configure('cucumberstudio', { pushFault: { when, times: 1 } });
     try {
       const run = await runPlaywright({ files, env: env(name) });
-      expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 5, unsent: 0, errors: [], verify: { ok: true } });
+      expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 4, unsent: 0, errors: [], verify: { ok: true } });
       exact(name);
     } finally {
       sandbox.configure('cucumberstudio', { pushFault: null });
@@ -75,7 +78,7 @@ it('a push applied, then the service gone: the results wait in the outbox; repla
   } finally {
     sandbox.setFaults('cucumberstudio', { overrides: [] });
   }
-  // The three pushed tests (21, 23, 7); the failed 22 and 24 went by their own posts, which the outage spared.
+  // The three pushed tests (21, 23, 7); the failed 22 went by its own post, which the outage spared.
   expect(run.summary!.targets.cucumberstudio).toMatchObject({ unsent: 3 });
   expect(outboxFiles(run.outboxDir)).not.toEqual([]);
   const replay = await runReplay(run.outboxDir, env(name));
