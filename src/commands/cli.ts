@@ -9,7 +9,6 @@ import { check } from './check';
 import { findPlaywrightConfig, readReporterOptions } from '../playwright/config-file';
 import { redact } from '../http/errors';
 import { createContainer } from './container-command';
-import { sandboxCommand } from '../sandbox/command';
 import { TARGETS } from '../targets';
 
 const CREATE_LINES = TARGETS.map(
@@ -55,8 +54,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if ('error' in settings) return 1;
         return await check(env, undefined, TARGETS, settings.instances, settings.source);
       }
-      case 'sandbox':
+      case 'sandbox': {
+        // Loaded when asked for: the sandbox (every service, GraphQL) is ~200 modules that replay and check never use.
+        const { sandboxCommand } = await import('../sandbox/command.js');
         return await sandboxCommand(rest);
+      }
       case '--version':
       case '-v':
         // The package's own version (dist/commands/cli.js sits two folders below package.json).

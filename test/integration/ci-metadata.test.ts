@@ -18,7 +18,7 @@ const { envFor } = evidenceReaders(() => sandbox);
  * Playwright start two workers a run.
  */
 const SUITE = {
-  'ci.spec.ts': `import { test } from '@playwright/test';\ntest.skip('catalogue works @cs-4 @PROJ-4', () => {});\n`,
+  'ci.spec.ts': `const { test } = require('@playwright/test');\ntest.skip('catalogue works @cs-4 @PROJ-4', () => {});\n`,
 };
 
 describe('CI metadata and links (live)', () => {
@@ -63,7 +63,7 @@ describe('projects (live)', () => {
   it('a created cycle names as its environment only the projects that ran (--project)', async () => {
     const name = 'evidence projects';
     await runPlaywright({
-      files: { 'p.spec.ts': `import { test } from '@playwright/test';\ntest('p', { tag: '@PROJ-95' }, () => {});` },
+      files: { 'p.spec.ts': `const { test } = require('@playwright/test');\ntest('p', { tag: '@PROJ-95' }, () => {});` },
       projects: ['alpha', 'beta'],
       args: ['--project=alpha'],
       env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },

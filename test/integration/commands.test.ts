@@ -83,7 +83,7 @@ describe('cycle create / test-run create', () => {
 
     const dir = tempDir('step');
     const stepSummary = path.join(dir, 'step-summary.md');
-    const files = { 'x.spec.ts': `import { test } from '@playwright/test';\ntest('x', { tag: ['@PROJ-77', '@cs-77'] }, () => {});` };
+    const files = { 'x.spec.ts': `const { test } = require('@playwright/test');\ntest('x', { tag: ['@PROJ-77', '@cs-77'] }, () => {});` };
     const res = await runPlaywright({
       files,
       dir,
@@ -117,7 +117,7 @@ describe('replay with the default outbox', () => {
     const dir = tempDir('outbox-default');
     const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
     const files = {
-      'o.spec.ts': `import { test } from '@playwright/test';\ntest('o', { tag: '@PROJ-78' }, () => { throw new Error('o'); });`,
+      'o.spec.ts': `const { test } = require('@playwright/test');\ntest('o', { tag: '@PROJ-78' }, () => { throw new Error('o'); });`,
     };
     sandbox.setFaults('zephyr', { down: true });
     try {
@@ -185,7 +185,7 @@ describe('replay of what is not an outbox', () => {
 describe('replay after fixing a wrong container id', () => {
   it('a cycle id the run never reached gives way to the one configured now', async () => {
     const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
-    const files = { 'w.spec.ts': `import { test } from '@playwright/test';\ntest('w', { tag: '@PROJ-97' }, () => {});` };
+    const files = { 'w.spec.ts': `const { test } = require('@playwright/test');\ntest('w', { tag: '@PROJ-97' }, () => {});` };
     const run = await runPlaywright({ files, env: { ...zephyrOnly, ZEPHYR_CYCLE_ID: '00000000-dead-beef-0000-000000000000' } });
     expect(run.summary!.targets.zephyr).toMatchObject({ published: 0, unsent: 1 });
     const created = await cli(['cycle', 'create', '--name', 'the right cycle'], zephyrOnly);
@@ -201,7 +201,7 @@ describe('replay after fixing a wrong container id', () => {
 describe('replay after fixing invalid settings', () => {
   it('lands in the cycle the run meant, not in one named after the replay', async () => {
     const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
-    const files = { 'i.spec.ts': `import { test } from '@playwright/test';\ntest('i', { tag: '@PROJ-96' }, () => {});` };
+    const files = { 'i.spec.ts': `const { test } = require('@playwright/test');\ntest('i', { tag: '@PROJ-96' }, () => {});` };
     const run = await runPlaywright({ files, env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: 'meant for this', ZEPHYR_COMMENT_LIMIT: 'lots' } });
     expect(run.output).toContain('ZEPHYR_COMMENT_LIMIT');
     expect(run.summary!.targets.zephyr).toMatchObject({ enabled: false, unsent: 1 });

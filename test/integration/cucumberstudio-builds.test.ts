@@ -20,7 +20,7 @@ const NAME = 'cs builds';
  * Playwright starts a new worker (≈ 1 s of CPU) after a failed test only when a test comes after it.
  */
 const files = {
-  'b.spec.ts': `import { test } from '@playwright/test';
+  'b.spec.ts': `const { test } = require('@playwright/test');
 const fails = (id) => (process.env.FAIL ?? '').split(',').includes(String(id));
 for (const id of [61, 62, 63].sort((a, b) => Number(fails(a)) - Number(fails(b))))
   test('s' + id, { tag: '@cs-' + id }, () => {

@@ -49,7 +49,7 @@ async function publishIntoFreshRun(name: string, afterFirstPost = '') {
   const runId = created.output.trim().split('\n').pop()!;
   const run = await runPlaywright({
     files: {
-      'd.spec.ts': `import { test } from '@playwright/test';
+      'd.spec.ts': `const { test } = require('@playwright/test');
 test('card payments', { tag: '@cs-${SCENARIO}' }, () => {});
 test('unmapped, ends once a result was posted', async () => {
   const posted = async () => {

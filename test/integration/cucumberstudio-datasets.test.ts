@@ -35,7 +35,7 @@ it('one dataset test refused, the other waiting out a 429: each test ends with o
       // The key goes out while the run goes on (the stream); the run ends once both posts are answered, and
       // its end sends the key again for the test refused.
       files: {
-        'd.spec.ts': `import { test } from '@playwright/test';
+        'd.spec.ts': `const { test } = require('@playwright/test');
 test('s7 datasets', { tag: '@cs-7' }, () => {});
 test('unmapped, ends once both posts are answered', async () => {
   const answered = async () => {

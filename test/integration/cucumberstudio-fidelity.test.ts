@@ -47,7 +47,7 @@ const count = (log: RequestLogEntry[], route: string, status?: number) =>
   log.filter((e) => e.route === route && (status === undefined || e.status === status)).length;
 
 const tagged = (ids: number[], failing: number[] = []) => ({
-  'f.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${failing.includes(id) ? "throw new Error('x');" : ''} });`).join('\n')}`,
+  'f.spec.ts': `const { test } = require('@playwright/test');\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${failing.includes(id) ? "throw new Error('x');" : ''} });`).join('\n')}`,
 });
 
 describe('CucumberStudio fidelity (live)', () => {

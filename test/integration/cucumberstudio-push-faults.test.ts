@@ -20,7 +20,7 @@ afterAll(async () => {
  * Playwright a new worker (≈ 1 s of CPU) in each of the three runs.
  */
 const files = {
-  'f.spec.ts': `import { test } from '@playwright/test';
+  'f.spec.ts': `const { test } = require('@playwright/test');
 for (const id of [21, 22, 23])
   test('s' + id, { tag: '@cs-' + id }, () => { if (id % 2 === 0) throw new Error('fails ' + id); });
 test('s7', { tag: '@cs-7' }, () => {});`,

@@ -26,7 +26,7 @@ afterAll(async () => {
 // The runs below order their failing tests last where they can: Playwright starts a new worker after a failed test
 // only when a test (of the same project) comes after it.
 const files = {
-  'p.spec.ts': `import { test } from '@playwright/test';
+  'p.spec.ts': `const { test } = require('@playwright/test');
 test('s1', { tag: '@cs-1' }, async () => { await test.step('a', () => {}); await test.step('b', () => {}); await test.step('c', () => {}); });
 test.describe('retried', () => {
   test.describe.configure({ retries: 1 });
@@ -45,7 +45,7 @@ test('s12', { tag: '@cs-12' }, () => { throw new Error('twelve fails'); });`,
 };
 /** What a run whose point is not the failures publishes: a pass with steps, a skip, a dataset's two rows. */
 const light = {
-  'l.spec.ts': `import { test } from '@playwright/test';
+  'l.spec.ts': `const { test } = require('@playwright/test');
 test('s1', { tag: '@cs-1' }, async () => { await test.step('a', () => {}); await test.step('b', () => {}); await test.step('c', () => {}); });
 test('s3', { tag: '@cs-3' }, () => { test.skip(); });
 test('s7', { tag: '@cs-7' }, () => {});`,
@@ -160,7 +160,7 @@ it('check reads the token read-only (the publication route); a dry run says "bul
 it('worst wins across two pushing processes of one CI build: the later pass does not hide the earlier failure', async () => {
   const name = 'push worst wins';
   const both = {
-    'w.spec.ts': `import { test } from '@playwright/test';
+    'w.spec.ts': `const { test } = require('@playwright/test');
 for (const id of [32, 31])
   test('s' + id, { tag: '@cs-' + id }, () => { if (process.env.FAIL === String(id)) throw new Error('fails in ' + process.env.SIDE); });`,
   };
@@ -179,7 +179,7 @@ it('60 results, 2 failing: one push for the passed, one post per failed test wit
   const name = 'push sixty';
   sandbox.configure('cucumberstudio', { pushFailureText: 'drop' });
   const many = {
-    'm.spec.ts': `import { test } from '@playwright/test';
+    'm.spec.ts': `const { test } = require('@playwright/test');
 const ids = Array.from({ length: 60 }, (_, i) => 100 + i);
 for (const id of [...ids.filter((id) => id % 50), 100, 150]) test('s' + id, { tag: '@cs-' + id }, () => { if (id % 50 === 0) throw new Error('fails ' + id); });`,
   };
@@ -211,7 +211,7 @@ it("a pushed test corrected to a failure during the run: its own post (with the 
   const name = 'push corrected';
   const run = await runPlaywright({
     files: {
-      'c.spec.ts': `import { test } from '@playwright/test';
+      'c.spec.ts': `const { test } = require('@playwright/test');
 test.describe.configure({ mode: 'serial' });
 const results = async (id) => {
   const s = await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
@@ -239,7 +239,7 @@ it("a failed test's files go to its own posted result; a passed test's to its pu
   const name = 'push attachments';
   const run = await runPlaywright({
     files: {
-      'a.spec.ts': `import { test } from '@playwright/test';
+      'a.spec.ts': `const { test } = require('@playwright/test');
 test('passes with a note', { tag: '@cs-43' }, async ({}, info) => {
   await info.attach('fine.txt', { body: 'all good', contentType: 'text/plain' });
 });
@@ -265,8 +265,8 @@ it('split mode: each project pushed into its own environment of the CI build, st
   const start = sandbox.log().length;
   const run = await runPlaywright({
     files: {
-      's.spec.ts': `import { test } from '@playwright/test';
-const failsIn: Record<number, string> = { 81: 'beta', 82: 'alpha' };
+      's.spec.ts': `const { test } = require('@playwright/test');
+const failsIn = { 81: 'beta', 82: 'alpha' };
 for (const id of [83, 81, 82])
   test('s' + id, { tag: '@cs-' + id }, () => {
     if (failsIn[id] === test.info().project.name) throw new Error('fails in ' + test.info().project.name);

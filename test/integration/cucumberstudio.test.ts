@@ -38,7 +38,7 @@ afterAll(async () => {
 
 describe.each(['live'] as const)('CucumberStudio reuse (%s)', (mode) => {
   const files = (ids: number[]) => ({
-    'r.spec.ts': `import { test } from '@playwright/test';\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}`,
+    'r.spec.ts': `const { test } = require('@playwright/test');\n${ids.map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => {});`).join('\n')}`,
   });
 
   const name = `reuse ${mode}`;
@@ -110,7 +110,7 @@ describe.each(['live'] as const)('CucumberStudio under faults (%s)', (mode) => {
         .map((id) => `test('s${id}', { tag: '@cs-${id}' }, () => { ${failing(id) ? "throw new Error('x');" : ''} });`)
         .join('\n');
       const run = await runPlaywright({
-        files: { 'f.spec.ts': `import { test } from '@playwright/test';\n${body}` },
+        files: { 'f.spec.ts': `const { test } = require('@playwright/test');\n${body}` },
         // Every retry as the product makes it, 20 ms apart instead of its backoff (seconds): what is checked is the
         // state the retries leave, not how long they wait. The 429s keep their own waits.
         env: { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, CUCUMBERSTUDIO_RATE_LIMIT: '30/1', ...QUICK_GIVE_UP },
@@ -130,7 +130,7 @@ describe.each(['live'] as const)('both targets (%s)', (mode) => {
     const name = `cs down ${mode}`;
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name };
     const files = {
-      'both.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });`,
+      'both.spec.ts': `const { test } = require('@playwright/test');\ntest('a', { tag: ['@PROJ-41', '@cs-41'] }, () => {});\ntest('b', { tag: ['@PROJ-42', '@cs-42'] }, () => { throw new Error('b'); });`,
     };
     sandbox.setFaults('cucumberstudio', { down: true });
     let run;
@@ -160,7 +160,7 @@ describe.each(['live'] as const)('both targets (%s)', (mode) => {
 
 describe('an outbox that cannot be written (live)', () => {
   const files = {
-    'o.spec.ts': `import { test } from '@playwright/test';
+    'o.spec.ts': `const { test } = require('@playwright/test');
 test('passes', { tag: ['@PROJ-31', '@cs-31'] }, () => {});
 test('fails', { tag: ['@PROJ-32', '@cs-32'] }, async ({}, testInfo) => {
   await testInfo.attach('note', { body: 'what went wrong', contentType: 'text/plain' });
@@ -227,7 +227,7 @@ describe('a reused run replayed (live)', () => {
     const csOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('ZEPHYR_')));
     const env = { ...csOnly, CUCUMBERSTUDIO_TEST_RUN_NAME: name };
     const files = {
-      'r.spec.ts': `import { test } from '@playwright/test';
+      'r.spec.ts': `const { test } = require('@playwright/test');
 test('a', { tag: '@cs-51' }, () => {});
 test('b', { tag: '@cs-52' }, () => {});`,
     };

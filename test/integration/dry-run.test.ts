@@ -14,7 +14,7 @@ it('dry run honours statusMap (resolved offline) and sends nothing', async () =>
   const before = sandbox.stats();
   const run = await runPlaywright({
     files: {
-      'dry.spec.ts': `import { test } from '@playwright/test';
+      'dry.spec.ts': `const { test } = require('@playwright/test');
 test('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});
 test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });
 // Last: Playwright replaces the worker after a failed test, and a test after it would cost a second worker.
@@ -51,7 +51,7 @@ test('bad', { tag: ['@PROJ-4', '@cs-4'] }, () => { throw new Error('x'); });`,
 it('`playwright test --list` publishes nothing and warns about nothing', async () => {
   const before = sandbox.stats();
   const run = await runPlaywright({
-    files: { 'listed.spec.ts': `import { test } from '@playwright/test';\ntest('listed', { tag: ['@PROJ-6', '@cs-6'] }, () => {});` },
+    files: { 'listed.spec.ts': `const { test } = require('@playwright/test');\ntest('listed', { tag: ['@PROJ-6', '@cs-6'] }, () => {});` },
     env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'listed only', CUCUMBERSTUDIO_TEST_RUN_NAME: 'listed only' },
     args: ['--list'],
   });
@@ -67,7 +67,7 @@ it('a run whose global setup fails publishes nothing, says why, and writes a sum
   const before = sandbox.stats();
   const run = await runPlaywright({
     files: {
-      'set.spec.ts': `import { test } from '@playwright/test';\ntest('never runs', { tag: ['@PROJ-6', '@cs-6'] }, () => {});`,
+      'set.spec.ts': `const { test } = require('@playwright/test');\ntest('never runs', { tag: ['@PROJ-6', '@cs-6'] }, () => {});`,
       'tests/setup.cjs': `module.exports = async () => { throw new Error('the database is not up'); };`,
     },
     globalSetup: 'tests/setup.cjs',
@@ -102,14 +102,14 @@ describe('one dry run of keys, titles and an unwritable step summary', () => {
     step = path.join(blocker, 'step.md'); // under a file: cannot be written
     run = await runPlaywright({
       files: {
-        'keys.spec.ts': `import { test } from '@playwright/test';
+        'keys.spec.ts': `const { test } = require('@playwright/test');
 test('linked', { annotation: { type: 'zephyr', description: 'https://acme.atlassian.net/browse/PROJ-7' } }, () => {});
 test('typo', { annotation: { type: 'zephyr', description: 'PROJ_8' } }, () => {});
 test('jira project CS', { tag: '@CS-712' }, () => {});`,
-        'titles.spec.ts': `import { test } from '@playwright/test';
+        'titles.spec.ts': `const { test } = require('@playwright/test');
 test('login (@PROJ-341)', () => {});
 test('logout @PROJ-342, @cs-343.', () => {});`,
-        'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-3' }, () => {});`,
+        'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('ok', { tag: '@PROJ-3' }, () => {});`,
       },
       env: {
         ...sandbox.env(),

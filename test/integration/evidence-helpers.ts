@@ -11,8 +11,8 @@ export const sha = (b: Buffer | string) => createHash('sha256').update(b).digest
 
 export const SUITE = {
   'evidence.spec.ts': `
-import { test, expect } from '@playwright/test';
-import * as fs from 'node:fs';
+const { test, expect } = require('@playwright/test');
+const fs = require('node:fs');
 
 test('checkout fails at payment @cs-3 @PROJ-3', async ({}, testInfo) => {
   await testInfo.attach('shot', { body: Buffer.from(${JSON.stringify([...PNG])}), contentType: 'image/png' });

@@ -22,7 +22,7 @@ const HUGE = `checkout ${'with a very long generated title '.repeat(40)}`.trim()
 
 const FILES = {
   'tests/output.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 
 test('passes first @PROJ-21', async () => {});
 

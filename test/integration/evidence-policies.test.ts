@@ -34,13 +34,13 @@ describe('evidence: policies and limits, three reporter instances in one run (li
     run = await runPlaywright({
       files: {
         ...SUITE,
-        'errors.spec.ts': `import { test, expect } from '@playwright/test';
+        'errors.spec.ts': `const { test, expect } = require('@playwright/test');
 test('several errors', { tag: ['@PROJ-31', '@cs-31'] }, () => {
   expect.soft(1, 'first soft').toBe(2);
   expect.soft('a', 'second soft').toBe('b');
   throw new Error('request failed', { cause: new Error('ECONNRESET from the stub') });
 });`,
-        'odd.spec.ts': `import { test } from '@playwright/test';
+        'odd.spec.ts': `const { test } = require('@playwright/test');
 test('odd files @cs-5 @PROJ-5', async ({}, testInfo) => {
   testInfo.attachments.push({ name: 'output folder', path: testInfo.outputDir, contentType: 'text/plain' });
   await testInfo.attach('my report.final v2', { body: 'all done', contentType: 'text/plain' });

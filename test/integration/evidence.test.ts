@@ -21,14 +21,14 @@ afterAll(async () => {
 const { resultOf, executionOf, zephyrBytes, envFor } = evidenceReaders(() => sandbox);
 
 const TRACE_SPEC = {
-  'trace.spec.ts': `import { test, expect } from '@playwright/test';
+  'trace.spec.ts': `const { test, expect } = require('@playwright/test');
 test.describe.configure({ retries: 2 });
 test.use({ trace: 'on-first-retry' });
 test('always fails @PROJ-5', async () => { await test.step('check', async () => { expect(1).toBe(2); }); });`,
 };
 
 const STEPS_SPEC = {
-  'steps.spec.ts': `import { test } from '@playwright/test';
+  'steps.spec.ts': `const { test } = require('@playwright/test');
 test('times out after its steps @cs-6', async () => {
   test.setTimeout(1000);
   await test.step('s1', async () => {});

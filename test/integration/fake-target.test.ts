@@ -55,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const SPEC = `import { test, expect } from '@playwright/test';
+const SPEC = `const { test, expect } = require('@playwright/test');
 test('a passes', { tag: '@fake-a' }, () => {});
 test('b fails', { tag: '@fake-b' }, () => { expect(1).toBe(2); });
 test('b passes too', { annotation: { type: 'faketms', description: 'b' } }, () => {});

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
 import { machinePacingDir } from '../../src/kit/pacing-peers';
@@ -24,7 +24,10 @@ export interface RunOptions {
   /** Reporter options (besides env). */
   options?: Record<string, unknown>;
   mode?: Mode;
-  /** Config flavour: TypeScript (default), ESM (.mjs) or CommonJS (.cjs). */
+  /**
+   * Config flavour: CommonJS (.cjs, the default), TypeScript or ESM (.mjs). The specs are CommonJS whatever the
+   * flavour; a CommonJS run has Playwright's TypeScript/ESM loader off (see PLAIN_COMMONJS).
+   */
   config?: 'ts' | 'esm' | 'cjs';
   retries?: number;
   /**
@@ -82,6 +85,9 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
     // every run and replay of a test file counts the calls of the file's earlier ones, and a late replay waited
     // out the minute (30 s of evidence-policies). Tests of pacing set their own (shards, cucumberstudio).
     CUCUMBERSTUDIO_RATE_LIMIT: 'off',
+    // Playwright's Babel cache, keyed by file path: under the system temp folder it kept every run folder's files
+    // (64,000 files after some suites); in the run's scratch folder it goes with the run.
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: path.join(inject('scratchDir'), 'transform-cache'),
     ...extra,
   };
   // Xray is opt-in (see xrayOnly): the sandbox's env() names it too, and every other test keeps its exact calls and output.
@@ -195,9 +201,17 @@ function configText(kind: 'ts' | 'esm' | 'cjs', reporter: unknown, o: RunOptions
   return `export default ${body};\n`;
 }
 
+/**
+ * The env of a run whose config and specs are CommonJS: Playwright without its TypeScript/ESM loader (a loader
+ * thread and Babel in every runner, its hooks in every worker: ≈ 0.3 s of CPU per runner and 0.1 s per worker,
+ * ≈ 20 % of a run, measured with PW_TMS_TEST_CPU_LOG). How users load the reporter — a TypeScript spec from ESM and
+ * CommonJS configs, by package name — is package.test's; the reporter itself is the same built package either way.
+ */
+export const PLAIN_COMMONJS = { PW_DISABLE_TS_ESM: '1' };
+
 export async function runPlaywright(o: RunOptions): Promise<RunResult> {
   const dir = o.dir ?? tempDir('pw');
-  const kind = o.config ?? 'ts';
+  const kind = o.config ?? 'cjs';
   const ext = kind === 'ts' ? 'ts' : kind === 'esm' ? 'mjs' : 'cjs';
   for (const [name, text] of Object.entries(o.files)) {
     const file = path.join(dir, name.startsWith('tests/') ? '' : 'tests', name);
@@ -210,6 +224,7 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
     PW_TMS_OUTBOX_DIR: outboxDir,
     PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
     NODE_OPTIONS: o.nodeOptions,
+    ...(kind === 'cjs' ? PLAIN_COMMONJS : {}),
     ...o.env,
   });
   let result: { exitCode: number; output: string };
@@ -224,7 +239,11 @@ export async function runPlaywright(o: RunOptions): Promise<RunResult> {
       process.execPath,
       [PW_CLI, 'test', '-c', `playwright.config.${ext}`, ...(o.args ?? [])],
       dir,
-      baseEnv({ ...o.env, PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip') }),
+      baseEnv({
+        ...(kind === 'cjs' ? PLAIN_COMMONJS : {}),
+        ...o.env,
+        PLAYWRIGHT_BLOB_OUTPUT_FILE: path.join(dir, 'blob-report', 'report-1.zip'),
+      }),
     );
     const merged = await exec(process.execPath, [PW_CLI, 'merge-reports', '-c', `merge.config.${ext}`, './blob-report'], dir, env);
     result = { exitCode: merged.exitCode, output: `${first.output}\n--- merge-reports ---\n${merged.output}` };

@@ -6,14 +6,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseEnv, countStart, REPO, tempDir, withCpuLog } from './harness';
+import { baseEnv, countStart, PLAIN_COMMONJS, REPO, tempDir, withCpuLog } from './harness';
 
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
 
 /** Spec text header: every test may wait on a gate, with no timeout of its own (the run is interrupted instead). */
-export const SPEC_HEAD = `import { test } from '@playwright/test';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+export const SPEC_HEAD = `const { test } = require('@playwright/test');
+const fs = require('node:fs');
+const path = require('node:path');
 test.setTimeout(0);
 const mark = (name) => fs.writeFileSync(path.join(process.env.MARKS, name), '');
 async function gate(name) {
@@ -74,9 +74,9 @@ export function startLiveRun(
   }
   const reporters = [['dot'], ['json', { outputFile: 'results.json' }], ['playwright-tms-reporter', {}]];
   fs.writeFileSync(
-    path.join(dir, 'playwright.config.ts'),
+    path.join(dir, 'playwright.config.cjs'),
     // outputDir given: by default Playwright writes test-results next to the nearest package.json (the repository).
-    `export default { testDir: './tests', outputDir: './test-results', workers: ${o.workers ?? 1}, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
+    `module.exports = { testDir: './tests', outputDir: './test-results', workers: ${o.workers ?? 1}, fullyParallel: true, retries: 0, reporter: ${JSON.stringify(reporters)} };\n`,
   );
   const outboxDir = path.join(dir, 'outbox');
   const childEnv = withCpuLog(
@@ -84,12 +84,13 @@ export function startLiveRun(
       PW_TMS_OUTBOX_DIR: outboxDir,
       PW_TMS_SUMMARY_FILE: path.join(dir, 'summary.json'),
       MARKS: marks,
+      ...PLAIN_COMMONJS,
       ...env,
     }),
   );
   countStart([PW_CLI, 'test']);
   // Its own process group, so that cleanup can reach the workers of a killed runner.
-  const child = spawn(process.execPath, [PW_CLI, 'test', '-c', 'playwright.config.ts'], { cwd: dir, env: childEnv, detached: true });
+  const child = spawn(process.execPath, [PW_CLI, 'test', '-c', 'playwright.config.cjs'], { cwd: dir, env: childEnv, detached: true });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

@@ -23,7 +23,7 @@ import { zephyr } from '../../src/targets/zephyr/definition';
  */
 const SWITCH_SUITE = {
   'a.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('pass by annotation', { annotation: { type: 'zephyr', description: 'PROJ-1' } }, () => { expect(1).toBe(1); });
 test('pass by title tag @PROJ-2', () => {});
 test('fails', { tag: '@PROJ-3' }, () => { expect(1).toBe(2); });
@@ -35,7 +35,7 @@ test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });
 test('expected failure', { tag: '@PROJ-6' }, () => { test.fail(); expect(1).toBe(2); });
 `,
   'b.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('two keys', { annotation: [{ type: 'zephyr', description: 'PROJ-7' }, { type: 'zephyr', description: 'PROJ-8' }] }, () => {});
 test('shared ok', { tag: '@PROJ-9' }, () => {});
 test('passes', { tag: '@PROJ-10' }, () => {});

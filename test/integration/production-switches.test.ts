@@ -47,7 +47,7 @@ async function withSettings<T>(patch: Record<string, Record<string, unknown>>, f
  */
 const SWITCH_SUITE = {
   'cs.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('s1 passes', { annotation: { type: 'cucumberstudio', description: '1' } }, () => {});
 test('s2 fails', { tag: '@cs-2' }, () => { expect('a').toBe('b'); });
 test.describe('retried', () => {
@@ -209,7 +209,7 @@ describe('CucumberStudio devise 401 (live)', () => {
     const run = await withSettings({ cucumberstudio: { deviseAuthErrors: true } }, () =>
       runPlaywright({
         files: {
-          'ok.spec.ts': `import { test } from '@playwright/test';\ntest('s1', { tag: '@cs-1' }, () => {});\ntest('s2', { tag: '@cs-2' }, () => {});`,
+          'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('s1', { tag: '@cs-1' }, () => {});\ntest('s2', { tag: '@cs-2' }, () => {});`,
         },
         env: currentHost({ CUCUMBERSTUDIO_ACCESS_TOKEN: wrong, CUCUMBERSTUDIO_TEST_RUN_NAME: name }),
       }),

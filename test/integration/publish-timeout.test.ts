@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const spec = `import { test } from '@playwright/test';
+const spec = `const { test } = require('@playwright/test');
 test('one', { tag: ['@PROJ-11', '@cs-11'] }, () => {});
 test('two', { tag: ['@PROJ-12', '@cs-12'] }, () => { throw new Error('two failed'); });
 test('three', { tag: ['@PROJ-13', '@cs-13'] }, () => {});

@@ -30,7 +30,7 @@ it('replay refuses a live lock, takes over a dead one with a line, and sends exa
   sandbox.setFaults('zephyr', { down: true });
   const run = await runPlaywright({
     files: {
-      'l.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-1' }, () => {});\ntest('b', { tag: '@PROJ-2' }, () => { throw new Error('x'); });`,
+      'l.spec.ts': `const { test } = require('@playwright/test');\ntest('a', { tag: '@PROJ-1' }, () => {});\ntest('b', { tag: '@PROJ-2' }, () => { throw new Error('x'); });`,
     },
     env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '3' }, // down: no need to wait out the retries
   });
@@ -64,8 +64,8 @@ it("a replay started while a run still publishes leaves that run's journal alone
   const run = await runPlaywright({
     files: {
       'm.spec.ts': `
-import { test, expect } from '@playwright/test';
-import { spawnSync } from 'node:child_process';
+const { test, expect } = require('@playwright/test');
+const { spawnSync } = require('node:child_process');
 test.describe.configure({ mode: 'serial' });
 const admin = (p, body) => fetch(process.env.SANDBOX_ORIGIN + '/__sandbox' + p, body ? { method: 'POST', body: JSON.stringify(body) } : undefined);
 test('a', { tag: '@PROJ-1' }, () => {});
@@ -166,7 +166,7 @@ it('an outbox copied from a run killed on another machine (its lock inside) is r
   const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
   sandbox.setFaults('zephyr', { down: true });
   const run = await runPlaywright({
-    files: { 'c.spec.ts': `import { test } from '@playwright/test';\ntest('a', { tag: '@PROJ-3' }, () => {});` },
+    files: { 'c.spec.ts': `const { test } = require('@playwright/test');\ntest('a', { tag: '@PROJ-3' }, () => {});` },
     env: { ...zephyrOnly, ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '3' },
   });
   sandbox.setFaults('zephyr', { down: false });

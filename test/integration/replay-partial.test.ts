@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const SUITE = {
-  'r.spec.ts': `import { test } from '@playwright/test';
+  'r.spec.ts': `const { test } = require('@playwright/test');
 test('a', { tag: ['@PROJ-1', '@cs-1'] }, () => {});
 test('b', { tag: ['@PROJ-2', '@cs-2'] }, () => { throw new Error('b failed'); });`,
 };

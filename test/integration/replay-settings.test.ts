@@ -30,7 +30,7 @@ afterAll(() => sandbox.close());
  * each failed attempt — 2 workers a run instead of 4.
  */
 const SUITE = {
-  's.spec.ts': `import { test } from '@playwright/test';
+  's.spec.ts': `const { test } = require('@playwright/test');
 test('flaky', { tag: '@PROJ-1' }, () => { if (test.info().retry === 0) throw new Error('first try failed'); });
 test('fine', { tag: '@PROJ-3' }, () => {});
 test.describe(() => {
@@ -83,7 +83,8 @@ describe('replay settings: settings the run could not use (two reporter instance
   const unknown = { outboxDir: 'outbox-unknown', zephyr: { cycleName: REFUSED, statusMap: { flaky: 'GREEN' }, failureComments: false } };
   let run: RunResult;
   beforeAll(async () => {
-    run = await runPlaywright({ files: SUITE, env: zephyrEnv(), options: typo, secondReporter: unknown, retries: 1 });
+    // A TypeScript config, as most users have: the replay reads the config rewritten since the run.
+    run = await runPlaywright({ files: SUITE, env: zephyrEnv(), options: typo, secondReporter: unknown, retries: 1, config: 'ts' });
   }, 120_000);
 
   it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
@@ -155,6 +156,7 @@ describe('replay settings: runs that resolved their settings (three reporter ins
         options: then,
         moreReporters: [a, b],
         retries: 1,
+        config: 'ts',
       });
     } finally {
       sandbox.setFaults('zephyr', { down: false });

@@ -43,7 +43,7 @@ function shardSuite(base: number, ms = 0): Record<string, string> {
       const wait = ms ? `await new Promise((r) => setTimeout(r, ${ms})); ` : '';
       return `test('t${i}', { tag: ['@PROJ-${base + i}', '@cs-${base + i}'] }, async () => { ${wait}expect(${fails(i) ? 1 : 0}).toBe(0); });`;
     });
-    files[`s${f}.spec.ts`] = `import { test, expect } from '@playwright/test';\n${tests.join('\n')}`;
+    files[`s${f}.spec.ts`] = `const { test, expect } = require('@playwright/test');\n${tests.join('\n')}`;
   }
   return files;
 }
@@ -173,7 +173,7 @@ describe('2 live shards, each service on a tight budget', () => {
 
 it('a shard that receives no tests publishes nothing and creates nothing', async () => {
   const env = { ...sandbox.env(), ZEPHYR_CYCLE_NAME: 'empty shard', CUCUMBERSTUDIO_TEST_RUN_NAME: 'empty shard' };
-  const files = { 'one.spec.ts': `import { test } from '@playwright/test';\ntest('only', { tag: ['@PROJ-1', '@cs-1'] }, () => {});` };
+  const files = { 'one.spec.ts': `const { test } = require('@playwright/test');\ntest('only', { tag: ['@PROJ-1', '@cs-1'] }, () => {});` };
   const run = await runPlaywright({ files, env, args: ['--shard=2/2'] });
   expect(run.exitCode).toBe(0);
   expect(run.output).toContain('no tests');

@@ -317,8 +317,8 @@ describe.each(['live'] as const)('globalTimeout mid-run (%s)', (mode) => {
       name = `global timeout ${mode} ${attempt}`;
       run = await runPlaywright({
         files: {
-          'g.spec.ts': `import { test } from '@playwright/test';
-import * as fs from 'node:fs';
+          'g.spec.ts': `const { test } = require('@playwright/test');
+const fs = require('node:fs');
 test('passes', { tag: ['@PROJ-71', '@cs-71'] }, () => {});
 test('hangs', { tag: ['@PROJ-71', '@cs-71', '@PROJ-72'] }, async () => {
   test.setTimeout(0);

@@ -19,7 +19,7 @@ afterAll(() => sandbox.close());
 const NAME = 'streamed';
 const OBSERVING_SUITE = {
   'stream.spec.ts': `
-import { test } from '@playwright/test';
+const { test } = require('@playwright/test');
 test.describe.configure({ mode: 'serial' });
 const NAME = ${JSON.stringify(NAME)};
 const state = async () => (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/state')).json();
@@ -78,7 +78,7 @@ describe('publishing during the run (live)', () => {
 
 /** A serial spec's head, with `results(scenarioId)`: the results the sandbox holds for the run `name`. */
 const serialHead = (name: string) => `
-import { test } from '@playwright/test';
+const { test } = require('@playwright/test');
 test.describe.configure({ mode: 'serial' });
 const NAME = ${JSON.stringify(name)};
 const results = async (id) => {
@@ -147,7 +147,7 @@ test('fails first', { tag: ['@cs-65', '@PROJ-65'] }, async () => {
 describe('a target no test maps to (live)', () => {
   it('gets no cycle; a run-time annotation that maps one creates it then, and its result is published', async () => {
     const files = {
-      'cs-only.spec.ts': `import { test } from '@playwright/test';
+      'cs-only.spec.ts': `const { test } = require('@playwright/test');
 test('a', { tag: '@cs-71' }, () => {});
 test('b', { tag: '@cs-72' }, () => { if (process.env.LATE_KEY) test.info().annotations.push({ type: 'zephyr', description: 'PROJ-71' }); });`,
     };
@@ -197,7 +197,7 @@ module.exports = async () => {
 `;
     const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
     const run = await runPlaywright({
-      files: { 'serial.spec.ts': `import { test } from '@playwright/test';\n${tests}`, 'tests/teardown.cjs': teardown },
+      files: { 'serial.spec.ts': `const { test } = require('@playwright/test');\n${tests}`, 'tests/teardown.cjs': teardown },
       globalTeardown: 'tests/teardown.cjs',
       workers: 1,
       env: { ...zephyrOnly, SANDBOX_ORIGIN: sandbox.origin, ZEPHYR_CYCLE_NAME: name, ZEPHYR_RATE_LIMIT: '30/60' },
@@ -226,7 +226,7 @@ describe('publishTimeout (live)', () => {
     const started = Date.now();
     const run = await runPlaywright({
       files: {
-        'cut.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});\ntest('fails', { tag: '@PROJ-2' }, () => { throw new Error('boom'); });`,
+        'cut.spec.ts': `const { test } = require('@playwright/test');\ntest('passes', { tag: '@PROJ-1' }, () => {});\ntest('fails', { tag: '@PROJ-2' }, () => { throw new Error('boom'); });`,
       },
       env,
     });
@@ -265,7 +265,7 @@ describe('publishTimeout (live)', () => {
     let run;
     try {
       run = await runPlaywright({
-        files: { 'slow.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-1' }, () => {});` },
+        files: { 'slow.spec.ts': `const { test } = require('@playwright/test');\ntest('passes', { tag: '@PROJ-1' }, () => {});` },
         env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name, PW_TMS_PUBLISH_TIMEOUT: '2' },
       });
     } finally {

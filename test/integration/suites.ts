@@ -3,7 +3,7 @@
 /** Every row of the status table, worst-wins, two keys on one test, a run-time annotation. */
 export const ZEPHYR_SUITE = {
   'a.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('pass by annotation', { annotation: { type: 'zephyr', description: 'PROJ-1' } }, () => { expect(1).toBe(1); });
 test('pass by title tag @PROJ-2', () => {});
 test('fails', { tag: '@PROJ-3' }, () => { expect(1).toBe(2); });
@@ -12,7 +12,7 @@ test('skipped', { tag: '@PROJ-5' }, () => { test.skip(); });
 test('expected failure', { tag: '@PROJ-6' }, () => { test.fail(); expect(1).toBe(2); });
 `,
   'b.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('two keys', { annotation: [{ type: 'zephyr', description: 'PROJ-7' }, { type: 'zephyr', description: 'PROJ-8' }] }, () => {});
 test('shared ok', { tag: '@PROJ-9' }, () => {});
 test('shared bad', { tag: '@PROJ-9' }, () => { expect(true, 'shared key must fail').toBe(false); });
@@ -40,7 +40,7 @@ export const ZEPHYR_EXPECTED: Record<string, number> = {
 export function bulkSuite(n: number, failEvery = 0, offset = 0, files = 4): Record<string, string> {
   const out: Record<string, string> = {};
   for (let f = 0; f < files; f++) {
-    const lines = [`import { test, expect } from '@playwright/test';`];
+    const lines = [`const { test, expect } = require('@playwright/test');`];
     for (let i = f; i < n; i += files) {
       const key = `PROJ-${offset + i + 1}`;
       const fail = failEvery > 0 && (i + 1) % failEvery === 0;
@@ -54,7 +54,7 @@ export function bulkSuite(n: number, failEvery = 0, offset = 0, files = 4): Reco
 /** CucumberStudio: statuses, datasets (scenario 7 has two), an ambiguous name (11 and 12 share one). */
 export const CS_SUITE = {
   'cs.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('s1 passes', { annotation: { type: 'cucumberstudio', description: '1' } }, () => {});
 test('s2 fails', { tag: '@cs-2' }, () => { expect('a').toBe('b'); });
 test('s3 flaky', { tag: '@cs-3' }, ({}, info) => { if (info.retry === 0) throw new Error('first try'); });

@@ -30,7 +30,7 @@ let run: Instances<Case>;
 /** Over the 1 MiB inline budget per file (results.ts INLINE_EVIDENCE): it goes by addEvidenceToTestRun. */
 const BIG = 1536 * 1024;
 const files = {
-  'e.spec.ts': `import { test } from '@playwright/test';
+  'e.spec.ts': `const { test } = require('@playwright/test');
 test('passes with a file', { tag: '@XT-1' }, async ({}, info) => {
   await info.attach('notes', { body: 'not sent: the test passed', contentType: 'text/plain' });
 });

@@ -23,7 +23,7 @@ let tookMs: number;
 function suite(n: number, failEvery: number, offset: number): Record<string, string> {
   const fails = (i: number) => (i + 1) % failEvery === 0;
   const order = [...Array(n).keys()].sort((a, b) => Number(fails(a)) - Number(fails(b)));
-  const lines = [`import { test, expect } from '@playwright/test';`];
+  const lines = [`const { test, expect } = require('@playwright/test');`];
   for (const i of order) lines.push(`test('t${i}', { tag: '@XT-${offset + i + 1}' }, () => { expect(${fails(i) ? 1 : 0}).toBe(0); });`);
   return { 'bulk.spec.ts': lines.join('\n') };
 }

@@ -37,7 +37,7 @@ export function silentTodos(sandbox: RunningSandbox): number {
  */
 export const XRAY_SUITE = {
   'x.spec.ts': `
-import { test, expect } from '@playwright/test';
+const { test, expect } = require('@playwright/test');
 test('pass by annotation', { annotation: { type: 'xray', description: 'XT-1' } }, () => {});
 test('pass by title tag @XT-2', () => {});
 test('fails', { tag: '@XT-4' }, () => { expect(1, 'xt4 must fail').toBe(2); });

@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const files = {
-  'a.spec.ts': `import { test } from '@playwright/test';
+  'a.spec.ts': `const { test } = require('@playwright/test');
 test('ok', { tag: '@XT-1' }, () => {});`,
 };
 

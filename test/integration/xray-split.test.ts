@@ -19,7 +19,7 @@ let downed: RunningSandbox;
 
 /** XT-1 fails in beta only; XT-2 passes in both. The failure is beta's last test: no worker starts after it. */
 const files = {
-  's.spec.ts': `import { test } from '@playwright/test';
+  's.spec.ts': `const { test } = require('@playwright/test');
 test('ok', { tag: '@XT-2' }, () => {});
 test('shared', { tag: '@XT-1' }, () => {
   if (test.info().project.name === 'beta') throw new Error('fails in beta');

@@ -23,7 +23,7 @@ const UNEXECUTED = -1;
 const PASS = 1;
 const FAIL = 2;
 
-const spec = (tests: string[]) => ({ 'k.spec.ts': `import { test } from '@playwright/test';\n${tests.join('\n')}` });
+const spec = (tests: string[]) => ({ 'k.spec.ts': `const { test } = require('@playwright/test');\n${tests.join('\n')}` });
 const passes = (title: string, key: string) => `test(${JSON.stringify(title)}, { tag: '@${key}' }, () => {});`;
 const fails = (title: string, key: string) =>
   `test(${JSON.stringify(title)}, { tag: '@${key}' }, () => { throw new Error(${JSON.stringify(`${title} broke`)}); });`;

@@ -118,7 +118,7 @@ describe.each(['live'] as const)('Zephyr bad credentials and bad keys (%s)', (mo
   // `[tms-reporter N]`): the wrong secret comes from the env as a user's would; the other instances are given the
   // sandbox's own secret as an option, and each its own bad base URL or cycle.
   const files = {
-    'k.spec.ts': `import { test } from '@playwright/test';\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});`,
+    'k.spec.ts': `const { test } = require('@playwright/test');\ntest('real', { tag: '@PROJ-1' }, () => {});\ntest('ghost', { tag: '@PROJ-999999' }, () => {});`,
   };
   const order = ['secret', 'baseUrl', 'qsh', 'badKey'] as const;
   let shared: RunResult;
@@ -177,7 +177,7 @@ describe.each(['live'] as const)('Zephyr bad credentials and bad keys (%s)', (mo
   it('failOnPublishError turns a publish failure into a failed run', async () => {
     const env = { ...sandbox.env(), ZEPHYR_SECRET_KEY: 'wrong-secret-0123456789', PW_TMS_FAIL_ON_ERROR: '1' };
     const run = await runPlaywright({
-      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
+      files: { 'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('ok', { tag: '@PROJ-1' }, () => {});` },
       env,
     });
     expect(run.exitCode).toBe(1);
@@ -213,7 +213,7 @@ describe('reporter loading', () => {
   it.each(['esm', 'cjs'] as const)('loads by package name from a %s config, also without require(esm)', async (config) => {
     const name = `config ${config}`;
     const run = await runPlaywright({
-      files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: '@PROJ-2' }, () => {});` },
+      files: { 'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('ok', { tag: '@PROJ-2' }, () => {});` },
       env: { ...sandbox.env(), ZEPHYR_CYCLE_NAME: name },
       config,
       nodeOptions: '--no-experimental-require-module',
@@ -226,7 +226,7 @@ describe('reporter loading', () => {
     const before = sandbox.stats();
     const run = await runPlaywright({
       files: {
-        'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});\ntest('bad', { tag: '@PROJ-4' }, () => { throw new Error('x'); });`,
+        'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('ok', { tag: ['@PROJ-3', '@cs-3'] }, () => {});\ntest('bad', { tag: '@PROJ-4' }, () => { throw new Error('x'); });`,
       },
       env: { ...sandbox.env(), PW_TMS_DRY_RUN: '1' },
     });
@@ -241,7 +241,7 @@ describe('reporter loading', () => {
   });
 
   it('with no credentials prints one line and does nothing', async () => {
-    const run = await runPlaywright({ files: { 'ok.spec.ts': `import { test } from '@playwright/test';\ntest('ok', () => {});` } });
+    const run = await runPlaywright({ files: { 'ok.spec.ts': `const { test } = require('@playwright/test');\ntest('ok', () => {});` } });
     expect(run.exitCode).toBe(0);
     expect(run.output.match(/no target enabled/g)).toHaveLength(1);
   });

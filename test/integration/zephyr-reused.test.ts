@@ -19,7 +19,7 @@ afterEach(() => {
 
 const PASS = 1;
 const FAIL = 2;
-const passing = { 'k.spec.ts': `import { test } from '@playwright/test';\ntest('k', { tag: '@PROJ-41' }, () => {});` };
+const passing = { 'k.spec.ts': `const { test } = require('@playwright/test');\ntest('k', { tag: '@PROJ-41' }, () => {});` };
 
 // Without failure comments the status goes in the bulk call, where a status equal to the one read was skipped.
 describe.each([['the bulk call (no failure comments)', { ZEPHYR_FAILURE_COMMENTS: '0' }]])('%s', (_how, extra) => {

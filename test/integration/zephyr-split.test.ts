@@ -28,7 +28,7 @@ const FAIL = 2;
  * and a skip starts none.
  */
 const files = {
-  's.spec.ts': `import { test } from '@playwright/test';
+  's.spec.ts': `const { test } = require('@playwright/test');
 for (const id of [801, 802, 803])
   test('z' + id, { tag: '@PROJ-' + id }, () => {
     const project = test.info().project.name;

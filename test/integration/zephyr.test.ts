@@ -59,8 +59,8 @@ describe.each(['live'] as const)('credentials in a test error (%s)', (mode) => {
     try {
       run = await runPlaywright({
         files: {
-          's.spec.ts': `import { test } from '@playwright/test';
-const env = (k: string) => process.env[k]!.trim();
+          's.spec.ts': `const { test } = require('@playwright/test');
+const env = (k) => process.env[k].trim();
 test('prints its env ' + env('ZEPHYR_SECRET_KEY'), { tag: ['@PROJ-61', '@cs-61'] }, async () => {
   await test.info().attach('env-log', { body: 'token ' + env('CUCUMBERSTUDIO_ACCESS_TOKEN'), contentType: 'text/plain' });
   throw new Error('env: ' + env('ZEPHYR_SECRET_KEY') + ' ' + env('ZEPHYR_ACCESS_KEY') + ' ' + env('CUCUMBERSTUDIO_ACCESS_TOKEN'));
@@ -107,7 +107,7 @@ describe('a reused cycle (live)', () => {
   const name = 'reused cycle';
   /** The first run: PROJ-91/92 fail with a comment, PROJ-93..95 pass (93 with 3 steps). The second: the other way round. */
   const spec = (second: boolean) => ({
-    'r.spec.ts': `import { test, expect } from '@playwright/test';
+    'r.spec.ts': `const { test, expect } = require('@playwright/test');
 test('a', { tag: '@PROJ-91' }, () => { ${second ? '' : "throw new Error('broken yesterday');"} });
 test('b', { tag: '@PROJ-92' }, () => { ${second ? '' : "throw new Error('also broken');"} });
 test('c', { tag: '@PROJ-93' }, async () => {
@@ -169,7 +169,7 @@ describe('two instances of the reporter in one config (live)', () => {
   it('each publishes to its own cycle, and their lines say which instance speaks', async () => {
     const env = { ...sandbox.env(), CUCUMBERSTUDIO_UID: undefined };
     const run = await runPlaywright({
-      files: { 'two.spec.ts': `import { test } from '@playwright/test';\ntest('passes', { tag: '@PROJ-71' }, () => {});` },
+      files: { 'two.spec.ts': `const { test } = require('@playwright/test');\ntest('passes', { tag: '@PROJ-71' }, () => {});` },
       env,
       options: { zephyr: { cycleName: 'instance one' } },
       secondReporter: { zephyr: { cycleName: 'instance two' }, outboxDir: 'outbox-2', summaryFile: 'summary-2.json' },
@@ -191,7 +191,7 @@ describe('replay of a run with a statusMap in its config (live)', () => {
     try {
       run = await runPlaywright({
         files: {
-          'm.spec.ts': `import { test } from '@playwright/test';
+          'm.spec.ts': `const { test } = require('@playwright/test');
 test('skips', { tag: ['@PROJ-81', '@cs-81'] }, () => { test.skip(); });
 test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
         },
@@ -213,7 +213,7 @@ test('passes', { tag: ['@PROJ-82', '@cs-82'] }, () => {});`,
 // run's blob into "max failures merge" (a run fewer).
 describe('a run stopped by --max-failures', () => {
   const files = {
-    'x.spec.ts': `import { test } from '@playwright/test';
+    'x.spec.ts': `const { test } = require('@playwright/test');
 test('a1', { tag: '@PROJ-203' }, () => {});
 test('a2', { tag: '@PROJ-204' }, () => { throw new Error('stop here'); });
 test('a3', { tag: '@PROJ-203' }, () => {});
@@ -250,7 +250,7 @@ describe('a reused cycle replayed (live)', () => {
     const zephyrOnly = Object.fromEntries(Object.entries(sandbox.env()).filter(([k]) => !k.startsWith('CUCUMBERSTUDIO_')));
     const env = { ...zephyrOnly, ZEPHYR_CYCLE_NAME: name };
     const spec = (run: string) => ({
-      'f.spec.ts': `import { test } from '@playwright/test';
+      'f.spec.ts': `const { test } = require('@playwright/test');
 test('f', { tag: '@PROJ-96' }, async ({}, testInfo) => {
   await testInfo.attach('note', { body: 'written by run ${run}', contentType: 'text/plain' });
   throw new Error('broken');

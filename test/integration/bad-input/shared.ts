@@ -39,7 +39,7 @@ export interface Group {
 }
 
 export const SUITE = {
-  'ok.spec.ts': `import { test } from '@playwright/test';
+  'ok.spec.ts': `const { test } = require('@playwright/test');
 test('checkout works', { tag: ['@PROJ-1', '@cs-1'] }, () => {});
 test('search works', { tag: ['@PROJ-2', '@cs-2'] }, () => {});
 `,
