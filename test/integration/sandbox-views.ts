@@ -7,6 +7,8 @@ export interface ZExecution {
   statusId: number;
   comment: string;
   statusChanges: number;
+  /** Each status set by PUT or bulk job, in order. */
+  statusHistory: number[];
 }
 export interface ZCycle {
   id: string;

@@ -67,6 +67,10 @@ describe('one CI build, several processes', () => {
     expect(one.executions['PROJ-701'].comment).toContain('a broke');
     expect(one.executions['PROJ-701'].comment).toMatch(/playwright-tms-reporter · build 1001 · FAIL$/);
     expect(one.executions['PROJ-702'].comment).toContain('b broke');
+    // Never written over, not even for a moment: alpha's pass of 701 is not sent (the end's read-back would put
+    // the failure back, but a process ending before it would leave the pass), and 704's skip sends nothing.
+    expect(one.executions['PROJ-701'].statusHistory).not.toContain(PASS);
+    expect(one.executions['PROJ-704'].statusHistory).toEqual([PASS]);
     // The cycle names every project of the build.
     expect(one.build).toBe('1001');
     expect(one.environment.split(', ').sort()).toEqual(['alpha', 'beta']);

@@ -267,11 +267,13 @@ describe('zephyr sandbox API', () => {
       executedOn: expect.any(Number),
       orderId: 1,
       statusChanges: 4,
+      statusHistory: [1, -1, 1, 2],
       createdVia: 'add-tests',
       stepResults: expect.any(Array),
       attachments: [],
     });
     expect(run.executions.map((e: any) => e.statusChanges)).toEqual([4, 1, 1, 1]);
+    expect(run.executions.map((e: any) => e.statusHistory.length)).toEqual([4, 1, 1, 1]);
     const routes = sandbox.stats().zephyr.byRoute;
     expect(routes['POST /cycle']).toBeGreaterThan(0);
     expect(routes['GET /executions/search/cycle/:id']).toBeGreaterThan(0);

@@ -35,6 +35,8 @@ export interface Execution {
   creationDate: number;
   /** How many times the status was set (PUT or bulk job): lets tests see retries. */
   statusChanges: number;
+  /** Each status so set, in order: lets tests see a status replaced, even when a later call restored it. */
+  statusHistory: number[];
   /** `clone` only for executions copied by `POST /cycle?clonedCycleId=`. */
   createdVia: 'add-tests' | 'post' | 'clone';
 }

@@ -220,6 +220,7 @@ export class ZephyrStore {
       modifiedByAccountId: sub,
       creationDate: now,
       statusChanges: 0,
+      statusHistory: [],
       createdVia: via,
     };
     holder.executions.push(execution);
@@ -232,7 +233,10 @@ export class ZephyrStore {
   /** Set a status: ≠ -1 stamps executedOn/executedBy with now/sub, -1 clears them. */
   setStatus(execution: Execution, statusId: number, sub: string, countChange = true): void {
     execution.statusId = statusId;
-    if (countChange) execution.statusChanges++;
+    if (countChange) {
+      execution.statusChanges++;
+      execution.statusHistory.push(statusId);
+    }
     execution.modifiedByAccountId = sub;
     if (statusId === UNEXECUTED) {
       execution.executedOn = null;

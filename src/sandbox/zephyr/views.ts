@@ -104,6 +104,7 @@ export type ExecutionSnapshot = {
   executedOn: number | null;
   orderId: number;
   statusChanges: number;
+  statusHistory: number[];
   createdVia: Execution['createdVia'];
 } & ExecutionEvidenceSnapshot;
 
@@ -117,6 +118,7 @@ function executionSnapshot(store: ZephyrStore, e: Execution): ExecutionSnapshot 
     executedOn: e.executedOn,
     orderId: e.orderId,
     statusChanges: e.statusChanges,
+    statusHistory: e.statusHistory.slice(),
     createdVia: e.createdVia,
     ...executionEvidence(store, e),
   };
