@@ -117,7 +117,31 @@ for (const failureText of ['drop', 'carry'] as const)
 
 it('a wrong token: one clear line, results still exact by the per-result path; a non-numeric one is refused by name', async () => {
   const name = 'push wrong token';
-  const run = await runPlaywright({ files: light, env: env(name, { CUCUMBERSTUDIO_SECRET_TOKEN: '12345' }) });
+  const start = sandbox.log().length;
+  // s7 ends once s1 went by the per-result path: its result is a later batch, which must not ask the token again.
+  const waits = {
+    'l.spec.ts': light['l.spec.ts'].replace(
+      "test('s7', { tag: '@cs-7' }, () => {});",
+      `test('s7', { tag: '@cs-7' }, async () => {
+  const posted = async () => {
+    const log = (await (await fetch(process.env.SANDBOX_ORIGIN + '/__sandbox/log')).json()).slice(${start});
+    return log.some((e) => e.method === 'POST' && e.target.endsWith('/test_results'));
+  };
+  while (!(await posted())) await new Promise((r) => setTimeout(r, 100));
+});`,
+    ),
+  };
+  const run = await runPlaywright({
+    files: waits,
+    env: env(name, { CUCUMBERSTUDIO_SECRET_TOKEN: '12345', SANDBOX_ORIGIN: sandbox.origin }),
+  });
+  const tokenCalls = sandbox
+    .log()
+    .slice(start)
+    .filter((e) => /^\/(publication|import_test_results)\//.test(e.target));
+  expect(tokenCalls.map((e) => `${e.method} ${e.target.split('/').slice(0, 3).join('/')} ${e.status}`)).toEqual([
+    'GET /publication/12345 404',
+  ]);
   expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, errors: [] });
   expect(run.output).toContain('refused the project secret token');
   expect(Object.keys(resultsOf(name))).toEqual(['1', '3', '7']);

@@ -3,7 +3,7 @@
  * (so `playwright-tms-reporter` resolves by package name, as for a user, via package self-reference),
  * runs a real `playwright test` child process against the sandbox, live or through blob -> merge-reports.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, inject } from 'vitest';
@@ -137,15 +137,32 @@ export function exec(
     // A process group of its own: a run that times out goes with its whole tree (Playwright's workers, a merge's
     // children), never leaving a worker behind to load the machine for the tests after it.
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const output = readOutput(child);
     const timer = setTimeout(() => killTree(child.pid), timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ exitCode: code ?? (signal ? 128 : 1), output });
+      resolve({ exitCode: code ?? (signal ? 128 : 1), output: output() });
     });
   });
+}
+
+/**
+ * A child's stdout and stderr as one text as it arrives, its lines whole. Playwright's dot reporter ends no line
+ * after a test's mark (stdout) while the reporter writes whole lines (stderr): read in arrival order, a loaded
+ * machine glued a reporter line to the marks ("°°[tms-reporter] …"), and bad-input missed the line it looked for
+ * at a line's start. A chunk from the other stream starts a line of its own.
+ */
+export function readOutput(child: ChildProcess): () => string {
+  let output = '';
+  let last: unknown;
+  const from = (stream: unknown) => (d: Buffer) => {
+    if (stream !== last && output && !output.endsWith('\n')) output += '\n';
+    last = stream;
+    output += d.toString();
+  };
+  child.stdout?.on('data', from(child.stdout));
+  child.stderr?.on('data', from(child.stderr));
+  return () => output;
 }
 
 /**

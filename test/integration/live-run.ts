@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseEnv, countStart, PLAIN_COMMONJS, REPO, tempDir, withCpuLog } from './harness';
+import { baseEnv, countStart, PLAIN_COMMONJS, readOutput, REPO, tempDir, withCpuLog } from './harness';
 
 const PW_CLI = require.resolve('@playwright/test/cli', { paths: [REPO] });
 
@@ -91,11 +91,9 @@ export function startLiveRun(
   countStart([PW_CLI, 'test']);
   // Its own process group, so that cleanup can reach the workers of a killed runner.
   const child = spawn(process.execPath, [PW_CLI, 'test', '-c', 'playwright.config.cjs'], { cwd: dir, env: childEnv, detached: true });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const output = readOutput(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, output })),
+    child.on('close', (code, signal) => resolve({ code, signal, output: output() })),
   );
   return {
     dir,
@@ -105,9 +103,10 @@ export function startLiveRun(
     open: (gateName) => fs.writeFileSync(path.join(marks, `gate-${gateName}`), ''),
     started: () => fs.readdirSync(marks).filter((f) => !f.startsWith('gate-')),
     finished: () => {
-      const start = output.indexOf('\n', output.indexOf('Running '));
+      const text = output();
+      const start = text.indexOf('\n', text.indexOf('Running '));
       if (start < 0) return 0;
-      const marks = output.slice(start + 1).replace(/\[tms-reporter\][^\n]*\n?/g, '');
+      const marks = text.slice(start + 1).replace(/\[tms-reporter\][^\n]*\n?/g, '');
       return marks.split('\n\n')[0].replace(/[^·F×±°T]/g, '').length;
     },
     recorded: () => {
