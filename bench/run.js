@@ -199,7 +199,9 @@ function table(results) {
     add(
       '6',
       `${r.cell}${r.replayed ? ' (+replay)' : ''}`,
-      `Z ${c(r.zephyr.final)}; CS ${c(r.cucumberstudio.final)}${r.xray ? `; X ${c(r.xray.final)}` : ''}`,
+      r.push
+        ? `CS push ${c(r.cucumberstudio.final)}`
+        : `Z ${c(r.zephyr.final)}; CS ${c(r.cucumberstudio.final)}${r.xray ? `; X ${c(r.xray.final)}` : ''}`,
       '100 % / 0 / 0',
       yes(r.target.exact && r.target.noLeak && r.target.outboxHeldFinished !== false),
     );

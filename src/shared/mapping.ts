@@ -135,13 +135,27 @@ export function outcomeOf(test: TestLike): Outcome | null {
     case 'flaky': {
       // Playwright says flaky when a failed attempt is followed by a skipped one (a retry that skips
       // itself), though nothing passed: that is the failure.
-      if (test.results.some((r) => r.status === (test.expectedStatus ?? 'passed'))) return 'flaky';
-      const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
-      return failing?.status === 'timedOut' ? 'timedOut' : 'failed';
+      if (test.results.some((r) => r.status === passingStatus(test))) return 'flaky';
+      return lastFailure(test);
     }
     case 'unexpected':
-      return last.status === 'timedOut' ? 'timedOut' : 'failed';
+      return lastFailure(test);
   }
+}
+
+/** A failed test's outcome: how its last failing attempt ended (a later attempt may have been skipped, not run). */
+function lastFailure(test: TestLike): 'failed' | 'timedOut' {
+  const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
+  return failing?.status === 'timedOut' ? 'timedOut' : 'failed';
+}
+
+/**
+ * The status an attempt that met the test's expectation ends with: `failed` for a `test.fail()`, else `passed`.
+ * Not `expectedStatus` as such: a retry that skips itself sets it to `skipped` for the whole test, and a skipped
+ * attempt passed nothing.
+ */
+function passingStatus(test: TestLike): ResultLike['status'] {
+  return test.expectedStatus === 'failed' ? 'failed' : 'passed';
 }
 
 /**
@@ -193,14 +207,14 @@ export function recordOf(
 
 function stepsAttempt(test: TestLike, outcome: Outcome, failing: ResultLike | undefined): ResultLike | undefined {
   const last = test.results[test.results.length - 1];
-  if (outcome === 'flaky') return [...test.results].reverse().find((r) => r.status === (test.expectedStatus ?? 'passed')) ?? last;
+  if (outcome === 'flaky') return [...test.results].reverse().find((r) => r.status === passingStatus(test)) ?? last;
   return outcome === 'failed' || outcome === 'timedOut' ? (failing ?? last) : last;
 }
 
 /** A flaky test whose last passing attempt came before a failing one (its serial group's retry): which attempt passed. */
 function passedBeforeFailing(test: TestLike, outcome: Outcome): { passedAttempt?: number } {
   if (outcome !== 'flaky') return {};
-  const expected = test.expectedStatus ?? 'passed';
+  const expected = passingStatus(test);
   let passed = test.results.length - 1;
   while (passed >= 0 && test.results[passed].status !== expected) passed--;
   return passed >= 0 && passed < test.results.length - 1 ? { passedAttempt: passed + 1 } : {};

@@ -127,6 +127,16 @@ it("one process: an environment per project, each with the CI build's build and 
   expect(byEnvironment('split one', 'ci 1')).toEqual(EXPECTED);
 });
 
+it('every run is created with its scenario ids (the keys less their project): nothing refused, no run patched', () => {
+  const wrong = [...sandbox.log(), ...downed.log()].filter(
+    (e) =>
+      e.service === 'cucumberstudio' &&
+      (e.status === 422 || e.target.includes('NaN') || (e.method === 'PATCH' && /\/test_runs\/\d+$/.test(e.target))),
+  );
+  expect(wrong.map((e) => `${e.method} ${e.target} ${e.status}`)).toEqual([]);
+  for (const run of csRuns(sandbox).filter((r) => r.name.startsWith('split '))) expect(run.scenarioIds, run.name).toEqual([81, 82, 83]);
+});
+
 it('a job per project, then both again, of one CI build: the same two environments, each build reused by name', () => {
   const { alpha, beta } = jobs;
   expect(alpha.summary!.targets.cucumberstudio, alpha.output).toMatchObject({ published: 3, errors: [], verify: { ok: true } });

@@ -128,11 +128,19 @@ test('fails first', { tag: ['@cs-65', '@PROJ-65'] }, async () => {
   throw new Error('fails first');
 });
 `,
+        // Playwright calls it flaky (the retry's skip makes the test's expected status "skipped"); nothing passed.
+        'retry-skips.spec.ts': `const { test } = require('@playwright/test');
+test('fails, then skips itself on the retry', { tag: ['@cs-66', '@PROJ-66'] }, () => {
+  test.skip(test.info().retry > 0, 'skipped on the retry');
+  throw new Error('fails before the skip');
+});
+`,
       },
       retries: 1,
       env: { ...sandbox.env(), SANDBOX_ORIGIN: sandbox.origin, CUCUMBERSTUDIO_TEST_RUN_NAME: name, ZEPHYR_CYCLE_NAME: name },
     });
-    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 64: ['passed'], 65: ['failed'] });
+    expect(csLastStatuses(csRun(sandbox, name))).toEqual({ 64: ['passed'], 65: ['failed'], 66: ['failed'] });
+    expect(zephyrStatuses(sandbox, name)).toMatchObject({ 'PROJ-66': 2 });
     const [edited] = csRun(sandbox, name).snapshots.find((s) => s.scenarioId === 64)!.results;
     expect(edited.description).toContain('Later failure: Error: backend gone on retry');
     const a = zephyrCycles(sandbox)
@@ -140,7 +148,7 @@ test('fails first', { tag: ['@cs-65', '@PROJ-65'] }, async () => {
       .executions.find((e) => e.issueKey === 'PROJ-64')!;
     expect(a.comment).toContain('Flaky: passed on attempt 1 of');
     expect(a.comment).toContain('Later failure: Error: backend gone on retry');
-    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 2, unsent: 0, errors: [] });
+    expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, unsent: 0, errors: [] });
   });
 });
 

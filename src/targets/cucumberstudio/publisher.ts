@@ -99,7 +99,8 @@ export class CucumberStudioTarget implements Target {
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
     await this.client.getProject(); // credentials + project id
     // No scenario list here: mapped ids are sent as they are, and checked one by one only if refused.
-    const known = [...new Set(knownKeys.map(Number))];
+    // In split mode a key carries its project (`placedKey`): the scenario id is the key without it.
+    const known = [...new Set(knownKeys.map((k) => Number(unplaced(k).key)))];
     const runId = this.cfg.testRunId;
     if (runId !== undefined) {
       const run = asArray(
