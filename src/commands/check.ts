@@ -48,7 +48,8 @@ async function checkOne(
   for (const d of config.off) say('!', `${d.label}: switched off (${d.optionsKey}: false or ${d.envPrefix}_ENABLED); not checked`);
   if (!config.targets.length) {
     if (!config.invalid.length) {
-      say('✗', `no target configured: set ${definitions.map((d) => d.enableHint).join(' or ')}`);
+      const rest = definitions.filter((d) => !config.off.includes(d));
+      say('✗', rest.length ? `no target configured: set ${rest.map((d) => d.enableHint).join(' or ')}` : 'every target is switched off');
       failed++;
     }
     return failed;

@@ -218,6 +218,14 @@ function targetOptions(p: Problems, opts: Record<string, unknown>, key: string):
   return v;
 }
 
+/** The line for a run with no target to publish to: what switched a service off, what would enable the others. */
+export function noTargetLine(c: Pick<ResolvedConfig, 'off' | 'definitions'>): string {
+  const off = c.off.map((d) => `${d.label} switched off by ${d.optionsKey}: false or ${d.envPrefix}_ENABLED`);
+  const rest = c.definitions.filter((d) => !c.off.includes(d)).map((d) => d.enableHint);
+  const enable = rest.length ? `set ${rest.join(' or ')}` : '';
+  return `no target enabled (${[...off, enable].filter(Boolean).join('; ')}); nothing will be published`;
+}
+
 /**
  * `<PREFIX>_ENABLED=false` (or 0/no/off): the CI's way to switch a service off without editing the config,
  * when its credentials are in the environment (an organisation-wide secret).

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { resolveConfig, type ResolvedConfig } from '../config/config';
+import { noTargetLine, resolveConfig, type ResolvedConfig } from '../config/config';
 import { handOverOptions } from './config-file';
 import { PublishRun } from '../engine/run';
 import { endStatus, reportEmptyRun, reportSummary } from '../engine/run-report';
@@ -76,7 +76,7 @@ export default class TmsReporter implements Reporter {
       this.printer = createPrinter(c.secrets, c.debug, undefined, TmsReporter.live > 1 ? this.instance : undefined);
       for (const p of c.problems) this.printer.error(p);
       if (!c.targets.length && !c.invalid.length) {
-        this.printer.info(`no target enabled (set ${this.definitions.map((d) => d.enableHint).join(' or ')}); nothing will be published`);
+        this.printer.info(noTargetLine(c));
         return;
       }
       const tests = suite.allTests();

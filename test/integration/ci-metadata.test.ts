@@ -42,7 +42,8 @@ describe('CI metadata and links (live)', () => {
       environment: string;
       description: string;
     };
-    expect(cycle.build).toBe('42');
+    // The run id, not the run number: GitHub numbers runs per workflow, and two workflows' run 42 are two builds.
+    expect(cycle.build).toBe('987654');
     expect(cycle.environment).toBe('staging');
     expect(cycle.description).toContain('https://github.com/acme/shop/actions/runs/987654');
     expect(cycle.description).toContain('main');
@@ -54,7 +55,7 @@ describe('CI metadata and links (live)', () => {
     // A second run reuses both; the cycle names the build that published into it last (another build's results are stale).
     await runPlaywright({ files: SUITE, env: envFor(name, { ...ci, GITHUB_RUN_ID: '111', GITHUB_RUN_NUMBER: '43' }) });
     const again = zephyrCycles(sandbox).find((c) => c.name === name) as unknown as { build: string; description: string };
-    expect(again.build).toBe('43');
+    expect(again.build).toBe('111');
     expect(csRun(sandbox, name).description).toContain('987654');
   });
 });

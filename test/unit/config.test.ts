@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config/config';
+import { noTargetLine, resolveConfig as resolveWith, type ResolvedConfig } from '../../src/config/config';
 import type { Env } from '../../src/kit/config-fields';
 import { redact } from '../../src/http/errors';
 import { TARGETS } from '../../src/targets';
@@ -129,6 +129,11 @@ describe('config', () => {
     const both = resolveConfig({ cucumberstudio: false }, { ...Z, ...C, ZEPHYR_ENABLED: 'no' });
     expect(both.targets).toEqual([]);
     expect(both.off.map((d) => d.id)).toEqual(['zephyr', 'cucumberstudio']);
+    // The run's one line names what switched them off, and asks for credentials only for the others.
+    expect(noTargetLine(both)).toBe(
+      'no target enabled (Zephyr Squad switched off by zephyr: false or ZEPHYR_ENABLED; CucumberStudio switched off by ' +
+        'cucumberstudio: false or CUCUMBERSTUDIO_ENABLED; set XRAY_CLIENT_ID/XRAY_CLIENT_SECRET); nothing will be published',
+    );
     // `true` is on as usual; an unreadable switch is off, with one line.
     expect(cfg(resolveConfig({ zephyr: true }, Z), 'zephyr')).toBeDefined();
     const unreadable = resolveConfig({}, { ...Z, ZEPHYR_ENABLED: 'nope' });
@@ -173,7 +178,7 @@ describe('config', () => {
     });
     expect(c.evidence).toEqual({ attachments: 'all', maxBytes: 100 });
     expect(c.runInfo).toEqual({
-      build: '3',
+      build: '9', // the run id: GitHub numbers runs per workflow
       environment: 'chromium, firefox',
       description: expect.stringContaining('https://github.com/o/r/actions/runs/9'),
     });
