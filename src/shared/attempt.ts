@@ -147,10 +147,15 @@ export function fitSteps(steps: readonly StepStatus[], count: number): StepStatu
 export class StepCountNotes {
   private readonly differ = new Map<string, string>();
 
-  /** What one send of a key's steps saw: `count` steps in the service, `steps` top-level steps in Playwright. */
-  saw(key: string, count: number, steps: number): void {
-    if (count === steps) this.differ.delete(key);
-    else this.differ.set(key, `${key}: ${count} here, ${steps} in Playwright`);
+  /**
+   * What one send of a key's steps saw: `count` steps in the service, `steps` the top-level steps Playwright ran.
+   * Fewer is a difference only when every step that ran passed: a test that failed or skipped itself in a step
+   * never reached the ones after it.
+   */
+  saw(key: string, count: number, steps: readonly StepStatus[]): void {
+    const stoppedEarly = steps.some((s) => s !== 'passed');
+    if (count === steps.length || (steps.length < count && stoppedEarly)) this.differ.delete(key);
+    else this.differ.set(key, `${key}: ${count} here, ${steps.length} in Playwright`);
   }
 
   /** One line, or none when every count matched. */

@@ -11,7 +11,7 @@ import {
   stepStatuses,
   type TestLike,
 } from '../../src/shared/mapping';
-import type { TestRecord } from '../../src/shared/model';
+import type { StepStatus, TestRecord } from '../../src/shared/model';
 import { stepStatusesFor } from '../../src/targets/cucumberstudio/results';
 
 const rec = (over: Partial<TestRecord>): TestRecord => ({
@@ -321,19 +321,30 @@ describe('CucumberStudio step statuses', () => {
 });
 
 describe('step counts that differ', () => {
+  const passed = (n: number) => Array<StepStatus>(n).fill('passed');
   it('are said once, naming the first few keys; a later send with matching counts takes a key back', () => {
     const notes = new StepCountNotes();
     expect(notes.lines()).toEqual([]);
-    notes.saw('PROJ-1', 3, 4);
-    notes.saw('PROJ-1', 3, 4);
-    notes.saw('PROJ-2', 3, 3);
+    notes.saw('PROJ-1', 3, passed(4));
+    notes.saw('PROJ-1', 3, passed(4));
+    notes.saw('PROJ-2', 3, passed(3));
     expect(notes.lines()).toEqual([
       "the step counts of 1 test differ from their Playwright tests' top-level steps (PROJ-1: 3 here, 4 in Playwright): steps are matched by order, and a failure past the last step here is shown on that step",
     ]);
-    for (const k of ['PROJ-3', 'PROJ-4', 'PROJ-5']) notes.saw(k, 1, 2);
+    for (const k of ['PROJ-3', 'PROJ-4', 'PROJ-5']) notes.saw(k, 1, passed(2));
     expect(notes.lines()[0]).toContain('of 4 tests differ');
     expect(notes.lines()[0]).toContain('PROJ-4: 1 here, 2 in Playwright; …)');
-    notes.saw('PROJ-1', 4, 4);
+    notes.saw('PROJ-1', 4, passed(4));
     expect(notes.lines()[0]).toContain('of 3 tests differ');
+  });
+  it('a test that stopped in a step (failed, or skipped itself) never reached the rest: fewer steps are no difference', () => {
+    const notes = new StepCountNotes();
+    notes.saw('PROJ-1', 3, ['passed', 'failed']);
+    notes.saw('PROJ-2', 3, ['skipped']);
+    expect(notes.lines()).toEqual([]);
+    // Every step it ran passed, and there are fewer: the tests differ. More steps than the service has always do.
+    notes.saw('PROJ-3', 3, passed(2));
+    notes.saw('PROJ-4', 1, ['passed', 'failed']);
+    expect(notes.lines()[0]).toContain('(PROJ-3: 3 here, 2 in Playwright; PROJ-4: 1 here, 2 in Playwright)');
   });
 });

@@ -83,7 +83,7 @@ export class ResultWriter {
     const count = this.stepCounts.get(testId);
     const stepStatuses = stepStatusesFor(input.steps, count);
     if (input.key !== undefined && count !== undefined && input.steps?.length)
-      this.stepNotes.saw(`scenario ${input.key}`, count, input.steps.length);
+      this.stepNotes.saw(`scenario ${input.key}`, count, input.steps);
     const print = JSON.stringify([runId, buildId, input.status, input.description, stepStatuses ?? []]);
     const steps = JSON.stringify(stepStatuses ?? []);
     const at = inBuild(buildId, testId);

@@ -86,7 +86,7 @@ export class ExecutionEvidence {
     );
     const ordered = [...(found.stepResults ?? [])].sort((a, b) => Number(a.orderId ?? 0) - Number(b.orderId ?? 0));
     const fitted = fitSteps(steps, ordered.length);
-    this.stepCounts.saw(e.issueKey, ordered.length, steps.length);
+    this.stepCounts.saw(e.issueKey, ordered.length, steps);
     await Promise.all(
       ordered.map(async (r, i) => {
         const status =
