@@ -23,7 +23,9 @@ const files = {
   'f.spec.ts': `const { test } = require('@playwright/test');
 for (const id of [21, 22, 23])
   test('s' + id, { tag: '@cs-' + id }, () => { if (id % 2 === 0) throw new Error('fails ' + id); });
-test('s7', { tag: '@cs-7' }, () => {});`,
+test('s7', { tag: '@cs-7' }, () => {});
+// Scenarios 11 and 12 share a name: the push cannot tell their tests apart, so they go by the per-result path.
+test('s11 and s12', { tag: ['@cs-11', '@cs-12'] }, () => {});`,
 };
 const env = (name: string) =>
   withPush({
@@ -45,6 +47,8 @@ function exact(name: string): void {
     22: [posted('failed')],
     23: [pushed('passed')],
     7: [pushed('passed'), pushed('passed')],
+    11: [posted('passed')],
+    12: [posted('passed')],
   });
   for (const s of csRun(sandbox, name).snapshots.filter((x) => x.scenarioId === 22))
     expect(s.results[0].description).toContain(`fails ${s.scenarioId}`);
@@ -56,7 +60,7 @@ for (const when of ['before-applying', 'after-applying'] as const)
     sandbox.configure('cucumberstudio', { pushFault: { when, times: 1 } });
     try {
       const run = await runPlaywright({ files, env: env(name) });
-      expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 4, unsent: 0, errors: [], verify: { ok: true } });
+      expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 6, unsent: 0, errors: [], verify: { ok: true } });
       exact(name);
     } finally {
       sandbox.configure('cucumberstudio', { pushFault: null });
@@ -78,8 +82,9 @@ it('a push applied, then the service gone: the results wait in the outbox; repla
   } finally {
     sandbox.setFaults('cucumberstudio', { overrides: [] });
   }
-  // The three pushed tests (21, 23, 7); the failed 22 went by its own post, which the outage spared.
-  expect(run.summary!.targets.cucumberstudio).toMatchObject({ unsent: 3 });
+  // The three pushed tests (21, 23, 7); the failed 22 and the unpushable 11 and 12 went by their own posts, which
+  // the push's failure did not hold back.
+  expect(run.summary!.targets.cucumberstudio).toMatchObject({ published: 3, unsent: 3 });
   expect(outboxFiles(run.outboxDir)).not.toEqual([]);
   const replay = await runReplay(run.outboxDir, env(name));
   expect(replay.exitCode, replay.output).toBe(0);

@@ -164,6 +164,9 @@ export class CucumberStudioTarget implements Target {
         const targets = this.bySnapshot.get(scenarioId);
         const pushed = pushable(item).length ? await pushing : undefined;
         if (pushed instanceof Error) return result.failed.push({ item: engineItem(item), reason: pushed.message });
+        const unsettled = pushed?.unsettled;
+        if (unsettled && pushable(item).some((t) => unsettled.tests.has(t)))
+          return result.failed.push({ item: engineItem(item), reason: unsettled.reason });
         if (this.lifecycle.absent.has(scenarioId))
           return result.failed.push({
             item: engineItem(item),
@@ -177,7 +180,7 @@ export class CucumberStudioTarget implements Target {
           });
         try {
           const input = { status: String(item.status), description: item.comment, steps: item.steps, key: String(item.key) };
-          const rest = targets.filter((sid) => !pushed?.get(item)?.has(sid));
+          const rest = targets.filter((sid) => !pushed?.landed.get(item)?.has(sid));
           // Every test's post settles before the item is called failed: one still under way (a 429's wait) would
           // otherwise post again beside the item's next send (a second result on that test).
           const posts = await Promise.allSettled(rest.map((sid) => this.results.post(runId, sid, input, buildId)));

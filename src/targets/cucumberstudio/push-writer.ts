@@ -79,6 +79,27 @@ export function scenarioElement(item: PlanItem, scenarioName: string, uid: strin
   };
 }
 
+/** What a place's push did: per item, the tests it landed; and the tests a push that failed unsettled still carried. */
+export interface PushOutcome {
+  landed: Map<PlanItem, Set<string>>;
+  /**
+   * A push that may have been applied and could not be settled: its tests wait in the outbox (a replay reads the
+   * build first). A test it never carried (no uid, a name the run shares) goes by the per-result path as ever.
+   */
+  unsettled?: { tests: ReadonlySet<string>; reason: string };
+}
+
+/** A push that failed and may have been applied: what it still carried, and what had landed before. */
+class UnsettledPush extends Error {
+  constructor(
+    readonly failure: Error,
+    readonly tests: ReadonlySet<string>,
+    readonly landed: ReadonlySet<string>,
+  ) {
+    super(failure.message);
+  }
+}
+
 /**
  * The bulk push (spec §5): the run's uids read once its tests are final (again only when tests were added), one
  * cucumber-json report per place into the CI build's build, the answer's `test_import` trusted only for the names
@@ -140,7 +161,7 @@ export class PushWriter {
   /**
    * The place's items with their tests: the tests the push landed, per item. A push the service refused for sure
    * (a 4xx: wrong token, unknown format) lands nothing and every test goes by the per-result path; one that may
-   * have been applied and could not be settled throws (the items stay in the outbox: a replay reads the build first).
+   * have been applied and could not be settled names the tests it carried (`unsettled`).
    */
   async pushItems(
     runId: number,
@@ -149,19 +170,25 @@ export class PushWriter {
     all: readonly PlanItem[],
     testsOf: (item: PlanItem) => readonly string[],
     stepCounts: ReadonlyMap<string, number>,
-  ): Promise<Map<PlanItem, Set<string>>> {
+  ): Promise<PushOutcome> {
     const items = all.map((item) => ({ item, tests: testsOf(item) })).filter((i) => i.tests.length);
-    if (!items.length) return new Map();
+    if (!items.length) return { landed: new Map() };
     const entries = items.flatMap(({ item, tests }) => tests.map((testId) => ({ item, testId })));
-    let landed = new Set<string>();
+    let landed: ReadonlySet<string> = new Set<string>();
+    let unsettled: PushOutcome['unsettled'];
     try {
       if (!this.refused) landed = await this.pushInto(runId, buildId, environment, entries, stepCounts);
     } catch (error) {
-      if (!(error instanceof HttpError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status))) throw error;
-      this.refused ||= isTokenRefused(error);
-      this.problems.add(`the bulk push was refused (${error.message}); those results went one by one`);
+      if (error instanceof UnsettledPush) {
+        landed = error.landed;
+        unsettled = { tests: error.tests, reason: error.message };
+      } else if (error instanceof HttpError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status)) {
+        this.refused ||= isTokenRefused(error);
+        this.problems.add(`the bulk push was refused (${error.message}); those results went one by one`);
+      } else throw error;
     }
-    return new Map(items.map(({ item, tests }) => [item, new Set(tests.filter((t) => landed.has(t)))]));
+    const perItem = new Map(items.map(({ item, tests }) => [item, new Set(tests.filter((t) => landed.has(t)))]));
+    return { landed: perItem, ...(unsettled ? { unsettled } : {}) };
   }
 
   /**
@@ -192,7 +219,7 @@ export class PushWriter {
         return element ? [{ ...e, uid, element }] : [];
       });
     if (!todo.length) return landed;
-    await this.lane.retry(
+    const attempts = this.lane.retry(
       'import_test_results',
       async (attempt, mayHaveApplied) => {
         if (mayHaveApplied || (attempt === 1 && this.replay)) {
@@ -211,6 +238,10 @@ export class PushWriter {
       },
       `push ${runId} ${buildId}`,
     );
+    await attempts.catch((error: Error) => {
+      const refusedForSure = error instanceof HttpError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status);
+      throw refusedForSure ? error : new UnsettledPush(error, new Set(todo.map((e) => e.testId)), new Set(landed));
+    });
     for (const e of entries) if (landed.has(e.testId)) this.pushed.set(`${buildId} ${e.testId}`, print(e));
     this.stats.pushed += landed.size;
     return landed;
