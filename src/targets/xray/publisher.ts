@@ -13,7 +13,7 @@ import { chunks, INLINE_EVIDENCE, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
 import { checkXray } from './check';
 import { attachEvidence } from './evidence';
-import { ReadBack, type ReadKey } from './read-back';
+import { judgeRun, ReadBack, type ReadKey } from './read-back';
 import { TestIds } from './test-ids';
 
 export interface XrayTargetOptions {
@@ -44,7 +44,8 @@ export class XrayTarget implements Target {
   private readonly ids: TestIds;
   /** What the execution should hold per key after this process: what it sent, or the worse result it left. */
   private readonly expected = new Map<string, string>();
-  private kept = 0;
+  /** Keys whose run keeps another process's worse result of this build (seen before our import, or at the end). */
+  private readonly kept = new Set<string>();
   /** The runs of confirmed imports, read while the tests run (read-back.ts): the end reads only the rest. */
   private readonly readBack: ReadBack;
 
@@ -166,7 +167,10 @@ export class XrayTarget implements Target {
         for (const e of chunk) this.readBack.sending(engine(e.item).key);
         try {
           await this.client.importExecution(body);
-          for (const e of chunk) this.expected.set(engine(e.item).key, String(e.item.status));
+          for (const e of chunk) {
+            this.expected.set(engine(e.item).key, String(e.item.status));
+            this.kept.delete(engine(e.item).key);
+          }
           // A local run's runs are read back now, behind its statuses in the lane; a build's wait for the end.
           if (!this.shared)
             this.readBack.confirmed(
@@ -216,8 +220,9 @@ export class XrayTarget implements Target {
 
   /**
    * Compares each sent key's run with what it should hold: read during the run after its last send (a local run,
-   * read-back.ts), else read now (100 Test ids a call, together). Split mode: one report, each line naming its
-   * execution and project.
+   * read-back.ts), else read now (100 Test ids a call, together). A worse result of this build there is another
+   * process's, kept (worst wins; `judgeRun`): it may have come after our import, so it is judged here too, not only
+   * before the import. Split mode: one report, each line naming its execution and project.
    */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
     this.container.require();
@@ -240,15 +245,16 @@ export class XrayTarget implements Target {
       );
       for (const item of group.items) {
         const want = this.expected.get(key(item)) ?? String(item.status);
-        const got = runsHeld.get(key(item));
-        if (got !== want) details.push(`${item.key}: ${where} holds ${got ?? 'no run'}, expected ${want}`);
+        const got = judgeRun(runsHeld.get(key(item)), want, this.o.runInfo?.buildId, (s) => xrayRank(s, item.outcome));
+        if (got === 'kept') this.kept.add(key(item));
+        else if (got !== 'same') details.push(`${item.key}: ${where} holds ${got.holds}, expected ${want}`);
       }
       held.push(`${where} holds the ${group.items.length} published results`);
     }
     this.splitKeys = split;
     const shown = details.slice(0, 10);
     if (details.length > shown.length) shown.push(`… and ${details.length - shown.length} more`);
-    const kept = this.kept ? ` (${this.kept} kept a worse result of this build sent by another process)` : '';
+    const kept = this.kept.size ? ` (${this.kept.size} kept a worse result of this build sent by another process)` : '';
     return { ok: details.length === 0, details: details.length ? shown : [`${held.join('; ')}${kept}`] };
   }
 
@@ -287,8 +293,10 @@ export class XrayTarget implements Target {
     const kept = keptWorse(items, held, buildId, (s, item) => xrayRank(s, item.outcome));
     if (!kept.size) return items;
     const done = [...kept];
-    for (const item of done) this.expected.set(engine(item).key, held.get(item.key)!.status);
-    this.kept += done.length;
+    for (const item of done) {
+      this.expected.set(engine(item).key, held.get(item.key)!.status);
+      this.kept.add(engine(item).key);
+    }
     confirmed(done);
     return items.filter((item) => !kept.has(item));
   }

@@ -56,6 +56,20 @@ export function testResult(item: PlanItem, buildId: string | undefined, files: r
 }
 
 /**
+ * A stored run that another process of this build left and that must stay (worst wins): its comment names this
+ * build and its status is worse than `than`. One rule for both ends: before an import (`keptWorse`: ours is not
+ * sent) and at the read-back (publisher.ts `verify`: ours was sent, and the other process's came after it).
+ */
+export function worseOfBuild(
+  run: Pick<RunRef, 'status' | 'comment'>,
+  buildId: string | undefined,
+  than: string,
+  rank: (status: string) => number,
+): boolean {
+  return buildId !== undefined && buildOf(run.comment) === buildId && rank(run.status) > rank(than);
+}
+
+/**
  * Items whose stored run is worse and came from this same build: another process of the build sent it, and it
  * stays (worst wins). `rank` compares status names.
  */
@@ -68,7 +82,7 @@ export function keptWorse(
   const kept = new Set<PlanItem>();
   for (const item of items) {
     const run = held.get(item.key);
-    if (run && buildOf(run.comment) === buildId && rank(run.status, item) > rank(String(item.status), item)) kept.add(item);
+    if (run && worseOfBuild(run, buildId, String(item.status), (s) => rank(s, item))) kept.add(item);
   }
   return kept;
 }
