@@ -13,10 +13,19 @@ export interface FindOrCreate<T> {
   discard: (duplicate: T) => Promise<void>;
   /** Non-leader shards wait this long for the leader's container before creating one themselves. */
   followerWaitMs?: number;
+  /** The follower's first look (then twice as long each time, up to FOLLOWER_MAX_POLL_MS). */
   pollMs?: number;
   clock?: Clock;
   signal?: AbortSignal;
 }
+
+/**
+ * The follower's looks grow (1, 3, 7, 15 s, then the end of its wait: 5 looks in 30 s). Each is a call of the shard's
+ * share of the budget (Zephyr: 7 a minute for 4 shards): a look every second spent a shard's whole minute in 14 s,
+ * and the next look then waited for the pacing window, long past the wait's end. The leader's container usually
+ * comes within its first two calls: the early looks find it.
+ */
+const FOLLOWER_MAX_POLL_MS = 15_000;
 
 /**
  * Find-or-create that stays correct when several processes (CI shards) do it at the same instant:
@@ -35,7 +44,8 @@ export async function findOrCreate<T>(o: FindOrCreate<T>): Promise<{ value: T; r
         timeoutMs: o.followerWaitMs,
         delayFirst: true,
         firstDelayMs: o.pollMs ?? 1_000,
-        factor: 1,
+        factor: 2,
+        maxDelayMs: FOLLOWER_MAX_POLL_MS,
         clock: o.clock,
         signal: o.signal,
         attempt: async () => {
