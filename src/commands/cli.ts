@@ -13,7 +13,7 @@ import { TARGETS } from '../targets';
 
 const CREATE_LINES = TARGETS.map(
   (d) =>
-    `  ${`${d.command} create [--name N]`.padEnd(28)} find or create the ${d.label} ${d.containerKind}; prints its id (for ${d.envPrefix}_…_ID)`,
+    `  ${`${d.command} create [--name N]`.padEnd(28)} find or create the ${d.label} ${d.containerKind}; prints its ${d.containerSetting?.what ?? 'id'}${d.containerSetting ? ` (for ${d.containerSetting.env})` : ''}`,
 );
 
 /** Each command's usage lines (`<command> --help` prints its own). */

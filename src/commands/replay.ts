@@ -153,9 +153,10 @@ function configFor(
     const fixed = !journal.containerFound.has(id) && envId && envId !== m.containerId ? envId : undefined;
     if (fixed) {
       const d = definitions.find((x) => x.id === id);
-      printer.info(
-        `${d?.label ?? id}: the run never reached ${d?.containerKind ?? 'container'} ${m.containerId}; replaying into ${fixed}, as configured now`,
-      );
+      // A run configured by name has no id to name (and may have made none): named by its name, else not at all.
+      const kind = d?.containerKind ?? 'container';
+      const meant = m.containerId ? `${kind} ${m.containerId}` : m.containerName ? `${kind} "${m.containerName}"` : `its ${kind}`;
+      printer.info(`${d?.label ?? id}: the run never reached ${meant}; replaying into ${fixed}, as configured now`);
     }
     overrides[id] = { settings: m.settings, container: { id: fixed ?? m.containerId, name: m.containerName || undefined } };
     if (now.targets.some((x) => x.definition.id === id) || now.invalid.some((d) => d.id === id))

@@ -140,6 +140,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const invalidContainers: Record<string, { name: string; id?: string }> = {};
   const secrets: string[] = [];
   const off: TargetDefinition[] = [];
+  // Read again below (its problem said there): a target setting that cannot go with split mode is a settings problem.
+  const projectsMode = readField(new Problems(), 'projects', GENERAL_FIELDS.projects, opts.projects, env);
   for (const definition of definitions) {
     const own = targetOptions(p, opts, definition.optionsKey);
     if (own === 'off' || switchedOffByEnv(p, env, definition)) {
@@ -159,6 +161,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       problems: p,
       runName,
       container: override?.container,
+      projects: projectsMode,
     });
     if (config === undefined) continue;
     if (p.lines.length === before) targets.push({ definition, config });

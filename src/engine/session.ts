@@ -163,7 +163,11 @@ export class TargetSession {
       this.warnings = [...statuses.warnings];
       if (this.phase !== 'cut') for (const w of statuses.warnings) this.o.log.error(w);
     }
-    const { preparation, ...container } = await this.target.begin({ knownKeys, followerWaitMs });
+    // A setting refused there too (an Xray Test Plan that is not one): journaled alike.
+    const { preparation, ...container } = await this.target.begin({ knownKeys, followerWaitMs }).catch((error: unknown) => {
+      if (error instanceof SettingsRefusedError) this.o.outbox?.unresolved(this.id, error.settings);
+      throw error;
+    });
     this.container = container;
     this.preparation = preparation;
     if (container.warning && !this.warnings.includes(container.warning)) {

@@ -184,6 +184,8 @@ export interface ConfigInput {
   /** Default container name (the same for every shard of one CI build). */
   runName: string;
   container?: ContainerChoice;
+  /** `projects` as configured (`split`: each Playwright project apart), for a setting that cannot go with it. */
+  projects?: 'merge' | 'split';
 }
 
 /**
@@ -214,6 +216,8 @@ export interface TargetDefinition<C = unknown> extends KeySource {
   readonly id: string;
   readonly label: string;
   readonly containerKind: string;
+  /** The env var that names an existing container, and what the `create` command prints for it (`--help`). */
+  readonly containerSetting?: { env: string; what: 'id' | 'key' };
   readonly optionsKey: string;
   /** `<PREFIX>_ACCESS_KEY`, … */
   readonly envPrefix: string;

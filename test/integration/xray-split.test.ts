@@ -1,6 +1,8 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { runReplay, testSandbox, xrayOnly } from './harness';
+import { outboxFiles, runReplay, testSandbox, xrayOnly } from './harness';
 import { runInstances, type Instances } from './shared-run';
 import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray-helpers';
 
@@ -26,7 +28,7 @@ test('shared', { tag: '@XT-1' }, () => {
 });`,
 };
 
-const env = (s: RunningSandbox, extra: Record<string, string> = {}) =>
+const env = (s: RunningSandbox, extra: Record<string, string | undefined> = {}) =>
   xrayOnly(s.env(), { XRAY_TEST_PLAN_KEY: 'XT-302', PW_TMS_PROJECTS: 'split', ...extra });
 const shared = <K extends string>(instances: Record<K, Record<string, unknown>>, merged?: Record<string, unknown>) =>
   runInstances({ files, projects: ['alpha', 'beta'], env: env(sandbox) }, instances, merged);
@@ -99,11 +101,26 @@ it('through blob and merge-reports: the same executions and statuses', () => {
   expectSplit('xsplit blob');
 });
 
-it('split mode with a Test Execution key: one clear line, nothing imported', () => {
-  expect(second.key.summary.targets.xray!.errors.join('\n')).toMatch(
-    /XRAY_TEST_EXECUTION_KEY \(xray.testExecutionKey\).*projects: 'split'/,
+it("split mode with a Test Execution key: one clear line, nothing imported nor journaled of the key; the replay opens each project's execution", async () => {
+  const run = second.key;
+  expect(run.output).toMatch(
+    /xray\.testExecutionKey \(env XRAY_TEST_EXECUTION_KEY\): names one Test Execution \(XT-\d+\), and projects: 'split'/,
   );
+  expect(run.summary.targets.xray).toMatchObject({ published: 0, unsent: 4 });
   expect(xrayExecutions(sandbox, 'xsplit key alpha')).toHaveLength(0);
+  // Held back for bad settings: the journal keeps the results and the summary, not the key the run refused.
+  const journal = outboxFiles(run.outboxDir);
+  expect(journal).toHaveLength(1);
+  const head = JSON.parse(fs.readFileSync(path.join(run.outboxDir, journal[0]), 'utf8').split('\n')[0]);
+  expect(head.targets.xray).toEqual({ settings: {}, containerName: 'xsplit key' });
+
+  // Without the key (another summary in the env: the journal's is the run's), into each project's execution.
+  const replay = await runReplay(run.outboxDir, env(sandbox, { PW_TMS_PROJECTS: undefined, XRAY_TEST_EXECUTION_SUMMARY: 'xsplit other' }));
+  expect(replay.exitCode, replay.output).toBe(0);
+  expect(replay.output).toContain('Xray: the run could not resolve its settings; replaying with those of the environment');
+  expectSplit('xsplit key');
+  expect(xrayExecutions(sandbox, 'xsplit other alpha')).toHaveLength(0);
+  expect(outboxFiles(run.outboxDir)).toEqual([]);
 });
 
 it('an outage, then replay with neither the summary nor the mode in its env: into the same two executions', async () => {

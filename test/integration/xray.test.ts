@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
 import type { RunSummary } from '../../src/shared/model';
-import { allFileText, MODES, testSandbox, xrayOnly, type Mode } from './harness';
-import { runInstances } from './shared-run';
+import { allFileText, MODES, outboxFiles, runReplay, testSandbox, xrayOnly, type Mode } from './harness';
+import { runInstances, type Instances } from './shared-run';
 import { silentTodos, XRAY_EXPECTED, XRAY_SUITE, xrayExecution, xrayExecutions, xrayState, xrayStatuses } from './xray-helpers';
 
 /**
@@ -13,6 +13,8 @@ import { silentTodos, XRAY_EXPECTED, XRAY_SUITE, xrayExecution, xrayExecutions, 
 let sandbox: RunningSandbox;
 let outcome: Record<Mode, { summary: RunSummary; output: string }>;
 let dir: string;
+/** Instances of the same run whose settings the service refuses (journals replayed below). */
+let refused: Instances<'live' | 'plan' | 'nokey'>;
 const summaryOf = (mode: Mode) => `xray outcomes ${mode}`;
 
 beforeAll(async () => {
@@ -20,9 +22,15 @@ beforeAll(async () => {
   const env = xrayOnly(sandbox.env(), { XRAY_TEST_PLAN_KEY: 'XT-302' });
   const run = await runInstances(
     { files: XRAY_SUITE, env, retries: 1 },
-    { live: { xray: { testExecutionSummary: summaryOf('live') } } },
+    {
+      live: { xray: { testExecutionSummary: summaryOf('live') } },
+      // XT-1 is a Test, not a Test Plan; XT-9999 is no issue at all.
+      plan: { xray: { testExecutionSummary: 'xray bad plan', testPlanKey: 'XT-1' } },
+      nokey: { xray: { testExecutionSummary: 'xray no such key', testExecutionKey: 'XT-9999' } },
+    },
     { xray: { testExecutionSummary: summaryOf('merge') } },
   );
+  refused = run;
   const merged = run.merged!;
   dir = merged.dir;
   // The merge's own lines come after the marker; the live instance's before it.
@@ -60,5 +68,42 @@ describe.each(MODES)('Xray: the status table (%s)', (mode) => {
     const secret = sandbox.env().XRAY_CLIENT_SECRET;
     expect(allFileText(dir) + run.output).not.toContain(secret);
     expect(xrayExecutions(sandbox, summary)).toHaveLength(1);
+  });
+});
+
+describe('Xray: replaying settings the run could not use', () => {
+  it('a Test Plan key that is no Test Plan: refused by the service, so the replay links the plan configured now, and says so', async () => {
+    const run = refused.plan;
+    expect(run.summary.targets.xray, run.output).toMatchObject({ published: 0 });
+    expect(run.output).toContain('Xray has no Test Plan XT-1: check XRAY_TEST_PLAN_KEY (xray.testPlanKey) = XT-1.');
+    // Made before the link was refused: the replay goes into it by key (a run configured by summary names no key).
+    const made = xrayExecution(sandbox, 'xray bad plan');
+    const env = xrayOnly(sandbox.env(), { XRAY_TEST_PLAN_KEY: 'XT-301', XRAY_TEST_EXECUTION_KEY: made.key });
+    const replayed = await runReplay(run.outboxDir, env);
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).toContain(
+      `Xray: the run never reached Test Execution "xray bad plan"; replaying into ${made.key}, as configured now`,
+    );
+    expect(replayed.output).toMatch(
+      /Xray: replaying with the run's settings from its journal \(projectKey, statusMap\); testPlanKey from the environment .*\(the service refused the run's\)/,
+    );
+    expect(replayed.output).not.toContain('undefined');
+    expect(replayed.output).not.toContain('XT-1:');
+    const e = xrayExecution(sandbox, 'xray bad plan');
+    expect(xrayStatuses(e)).toEqual(XRAY_EXPECTED);
+    expect(e.testPlans).toEqual(['XT-301']);
+    expect(outboxFiles(run.outboxDir)).toEqual([]);
+  });
+
+  it("a Test Execution key Xray does not have, replayed without one: the line says the run's journal named it", async () => {
+    const run = refused.nokey;
+    expect(run.output).toContain('Xray has no Test Execution XT-9999: check XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = XT-9999.');
+    const replayed = await runReplay(run.outboxDir, xrayOnly(sandbox.env(), { XRAY_TEST_PLAN_KEY: undefined }));
+    expect(replayed.exitCode).toBe(1);
+    expect(replayed.output).toContain(
+      "Xray has no Test Execution XT-9999: check Test Execution XT-9999, named by the run's journal; to replay into another, set XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey).",
+    );
+    expect(replayed.output).not.toContain('XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = XT-9999');
+    expect(outboxFiles(run.outboxDir)).toHaveLength(1);
   });
 });

@@ -15,6 +15,7 @@ export const cucumberstudio: TargetDefinition<CucumberStudioConfig> = {
   id: 'cucumberstudio',
   label: 'CucumberStudio',
   containerKind: 'test run',
+  containerSetting: { env: 'CUCUMBERSTUDIO_TEST_RUN_ID', what: 'id' },
   optionsKey: 'cucumberstudio',
   envPrefix: 'CUCUMBERSTUDIO',
   enableHint: 'CUCUMBERSTUDIO_UID/CUCUMBERSTUDIO_ACCESS_TOKEN',

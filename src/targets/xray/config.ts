@@ -65,16 +65,31 @@ const FIELDS = {
 /** Every option key it reads (others are reported as unknown, with a did-you-mean). */
 export const OPTION_KEYS = Object.keys(FIELDS);
 
-/** `rateLimit` null: off; undefined: the default (see the definition). */
-export type XrayConfig = Readonly<Values<typeof FIELDS> & { testExecutionSummary: string }>;
+/**
+ * `rateLimit` null: off; undefined: the default (see the definition). `keyFromJournal`: the key is the one a replayed
+ * run's journal names, not the config's (messages must not blame XRAY_TEST_EXECUTION_KEY for it).
+ */
+export type XrayConfig = Readonly<Values<typeof FIELDS> & { testExecutionSummary: string; keyFromJournal?: boolean }>;
 
 /** Enabled when a client id or secret is given; undefined otherwise. */
-export function readXrayConfig({ options, env, problems: p, runName, container }: ConfigInput): XrayConfig | undefined {
+export function readXrayConfig({ options, env, problems: p, runName, container, projects }: ConfigInput): XrayConfig | undefined {
   const v = readFields(p, FIELDS, options, env, 'xray.', ['clientId', 'clientSecret']);
   if (!v) return undefined;
   // `null` (create by name) or '' (a split run's journal: one execution per project, found by summary): no key.
-  const testExecutionKey = container?.id === null || container?.id === '' ? undefined : (container?.id ?? v.testExecutionKey);
+  let testExecutionKey = container?.id === null || container?.id === '' ? undefined : (container?.id ?? v.testExecutionKey);
   const upper = (s: string | undefined) => s?.toUpperCase();
+  const keyFromJournal = !!container?.id && container.id.toUpperCase() !== upper(v.testExecutionKey);
+  if (projects === 'split' && testExecutionKey !== undefined && !keyFromJournal) {
+    // A settings problem, so the service is held back before anything: its journal keeps no key (README: a service
+    // held back for bad settings journals none), and a replay opens each project's execution by today's settings.
+    p.add(
+      'xray.testExecutionKey',
+      'XRAY_TEST_EXECUTION_KEY',
+      `names one Test Execution (${testExecutionKey}), and projects: 'split' (PW_TMS_PROJECTS=split) makes one per Playwright project: ` +
+        `set XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) instead, or use projects: 'merge'`,
+    );
+    testExecutionKey = undefined;
+  }
   const key = upper(testExecutionKey);
   const plan = upper(v.testPlanKey);
   const project = upper(v.projectKey);
@@ -97,7 +112,14 @@ export function readXrayConfig({ options, env, problems: p, runName, container }
   const testExecutionSummary = container?.name || v.testExecutionSummary || runName;
   if (testExecutionSummary.length > 255)
     p.add('xray.testExecutionSummary', 'XRAY_TEST_EXECUTION_SUMMARY', 'is longer than 255 characters (a Jira summary)');
-  return { ...v, projectKey: project, testExecutionKey: key, testPlanKey: plan, testExecutionSummary };
+  return {
+    ...v,
+    projectKey: project,
+    testExecutionKey: key,
+    testPlanKey: plan,
+    testExecutionSummary,
+    ...(keyFromJournal && key ? { keyFromJournal } : {}),
+  };
 }
 
 /** The client secret as given, even when other settings are invalid (the token is added by the client as it comes). */

@@ -12,6 +12,7 @@ export const xray: TargetDefinition<XrayConfig> = {
   id: 'xray',
   label: 'Xray',
   containerKind: 'Test Execution',
+  containerSetting: { env: 'XRAY_TEST_EXECUTION_KEY', what: 'key' },
   optionsKey: 'xray',
   envPrefix: 'XRAY',
   enableHint: 'XRAY_CLIENT_ID/XRAY_CLIENT_SECRET',

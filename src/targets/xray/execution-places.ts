@@ -72,25 +72,32 @@ export class ExecutionPlaces {
   describe(place: string | undefined): string {
     const environments = environmentsFor(place);
     const env = environments.length ? ` with Test Environment "${environments[0]}"` : '';
-    if (this.cfg.testExecutionKey) return `Test Execution ${this.cfg.testExecutionKey}${env}`;
+    if (this.cfg.testExecutionKey && !(place !== undefined && this.cfg.keyFromJournal))
+      return `Test Execution ${this.cfg.testExecutionKey}${env}`;
     const summary = summaryFor(this.cfg.testExecutionSummary, place);
     const plan = this.cfg.testPlanKey ? `, linked to Test Plan ${this.cfg.testPlanKey}` : '';
     return `Test Execution "${summary}"${env} in project ${this.cfg.projectKey} (found by summary, or created)${plan}`;
   }
 
   private async open(place: string | undefined): Promise<ExecutionChoice> {
-    if (place !== undefined && this.cfg.testExecutionKey)
+    // The config's key is refused with split mode before the run (config.ts), so a split run's journal names no key.
+    // One from a journal here was written before that check: the run never used it (it refused), so it is no setting
+    // the run resolved, and each project's execution is opened by summary, as a split run's journal says.
+    const cfg = place !== undefined && this.cfg.keyFromJournal ? { ...this.cfg, testExecutionKey: undefined } : this.cfg;
+    if (place !== undefined && cfg.testExecutionKey)
       throw new Error(
-        `XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = ${this.cfg.testExecutionKey} names one Test Execution, and projects: 'split' ` +
+        `XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = ${cfg.testExecutionKey} names one Test Execution, and projects: 'split' ` +
           `(PW_TMS_PROJECTS=split) makes one per Playwright project: set XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) instead, or use projects: 'merge'`,
       );
+    if (!cfg.testExecutionKey && !cfg.projectKey)
+      throw new Error(`XRAY_PROJECT_KEY (xray.projectKey) is required to find or create each Playwright project's Test Execution`);
     const summary = summaryFor(this.cfg.testExecutionSummary, place);
     if (summary.length > MAX_SUMMARY)
       throw new Error(
         `the Test Execution summary "${summary.slice(0, 40)}…" of Playwright project "${place}" is longer than ${MAX_SUMMARY} characters: ` +
           `shorten XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) or the project's name`,
       );
-    const choice = await resolveExecution(this.cfg, this.client, this.lane, {
+    const choice = await resolveExecution(cfg, this.client, this.lane, {
       description: this.o.description,
       summary,
       environments: environmentsFor(place),

@@ -7,6 +7,7 @@
  */
 import { withHint } from '../../http/errors';
 import { findOrCreate } from '../../kit/find-or-create';
+import { SettingsRefusedError } from '../../kit/target';
 import type { RequestLane } from '../../kit/lane';
 import type { XrayClient } from './client';
 import type { XrayConfig } from './config';
@@ -14,10 +15,15 @@ import { createExecutionOnce, executions, jqlString, linkToPlan, testPlan, type 
 
 export const KEY_HINT = (key: string) => `XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey) = ${key}`;
 export const PLAN_HINT = (key: string) => `XRAY_TEST_PLAN_KEY (xray.testPlanKey) = ${key}`;
+/** A replay's key from the run's journal: the env var may be unset, or name another (README "Commands"). */
+const JOURNAL_KEY_HINT = (key: string) =>
+  `Test Execution ${key}, named by the run's journal; to replay into another, set XRAY_TEST_EXECUTION_KEY (xray.testExecutionKey)`;
 
-export async function executionByKey(client: XrayClient, key: string): Promise<ExecutionRef> {
-  const found = (await withHint(executions(client, `key = ${jqlString(key)}`), KEY_HINT(key))).find((e) => e.key === key);
-  if (!found) throw new Error(`Xray has no Test Execution ${key}: check ${KEY_HINT(key)}.`);
+/** The configured execution (or, in a replay, the journal's: `fromJournal`, said so rather than blaming the env var). */
+export async function executionByKey(client: XrayClient, key: string, fromJournal = false): Promise<ExecutionRef> {
+  const hint = fromJournal ? JOURNAL_KEY_HINT(key) : KEY_HINT(key);
+  const found = (await withHint(executions(client, `key = ${jqlString(key)}`), hint)).find((e) => e.key === key);
+  if (!found) throw new Error(`Xray has no Test Execution ${key}: check ${hint}.`);
   return found;
 }
 
@@ -46,7 +52,7 @@ export async function resolveExecution(
     signal?: AbortSignal;
   },
 ): Promise<ExecutionChoice> {
-  if (cfg.testExecutionKey) return { execution: await executionByKey(client, cfg.testExecutionKey), reused: true };
+  if (cfg.testExecutionKey) return { execution: await executionByKey(client, cfg.testExecutionKey, cfg.keyFromJournal), reused: true };
   const project = cfg.projectKey!;
   const summary = about.summary ?? cfg.testExecutionSummary;
   const { value, reused } = await findOrCreate<ExecutionRef>({
@@ -63,9 +69,13 @@ export async function resolveExecution(
   return { execution: value, reused };
 }
 
-/** Links the execution to the configured Test Plan (§6.7): a plan that does not exist is one clear line. */
+/**
+ * Links the execution to the configured Test Plan (§6.7): a plan that does not exist is one clear line, and a setting
+ * the service refused (like a status name it does not have): the journal says so, and a replay takes the plan from
+ * the config of then rather than from the run (which never resolved it).
+ */
 export async function linkPlan(client: XrayClient, planKey: string, execution: ExecutionRef): Promise<void> {
   const plan = await withHint(testPlan(client, planKey), PLAN_HINT(planKey));
-  if (!plan) throw new Error(`Xray has no Test Plan ${planKey}: check ${PLAN_HINT(planKey)}.`);
+  if (!plan) throw new SettingsRefusedError(['testPlanKey'], `Xray has no Test Plan ${planKey}: check ${PLAN_HINT(planKey)}.`);
   await linkToPlan(client, plan.issueId, execution.issueId);
 }

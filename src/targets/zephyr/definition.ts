@@ -12,6 +12,7 @@ export const zephyr: TargetDefinition<ZephyrConfig> = {
   id: 'zephyr',
   label: 'Zephyr Squad',
   containerKind: 'cycle',
+  containerSetting: { env: 'ZEPHYR_CYCLE_ID', what: 'id' },
   optionsKey: 'zephyr',
   envPrefix: 'ZEPHYR',
   enableHint: 'ZEPHYR_ACCESS_KEY/ZEPHYR_SECRET_KEY',
