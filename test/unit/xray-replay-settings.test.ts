@@ -12,7 +12,9 @@ import { SettingsRefusedError, type StatusTable, type Target, type TargetDefinit
 import type { XrayClient } from '../../src/targets/xray/client';
 import type { XrayConfig } from '../../src/targets/xray/config';
 import { xray } from '../../src/targets/xray/definition';
+import { ExecutionPlaces } from '../../src/targets/xray/execution-places';
 import { executionByKey, linkPlan } from '../../src/targets/xray/executions';
+import type { RequestLane } from '../../src/kit/lane';
 
 const ENV = { XRAY_CLIENT_ID: 'id', XRAY_CLIENT_SECRET: 'secret-value', XRAY_PROJECT_KEY: 'XT' };
 const resolve = (env: Record<string, string>, container?: { id?: string | null; name?: string }) =>
@@ -46,6 +48,12 @@ describe("Xray: a replay's key from the run's journal", () => {
     const own = resolve({ ...ENV, PW_TMS_PROJECTS: 'split' }, { id: 'XT-9999', name: 's' });
     expect(own.problems).toEqual([]);
     expect(own.targets[0].config).toMatchObject({ testExecutionKey: 'XT-9999', keyFromJournal: true });
+    // A journal written before the key was a settings problem: each project's execution is opened by summary.
+    const places = new ExecutionPlaces(own.targets[0].config as XrayConfig, empty, {} as RequestLane);
+    expect(places.describe('alpha')).toBe(
+      'Test Execution "s alpha" with Test Environment "alpha" in project XT (found by summary, or created)',
+    );
+    expect(places.describe(undefined)).toBe('Test Execution XT-9999');
     const same = resolve({ ...ENV, XRAY_TEST_EXECUTION_KEY: 'XT-9999' }, { id: 'XT-9999', name: 's' });
     expect((same.targets[0].config as XrayConfig).keyFromJournal).toBeUndefined();
   });
