@@ -72,7 +72,7 @@ function stepStatuses(name: string, key: string): number[] {
  * Two cases from ONE Playwright run of two reporter instances (a run costs seconds of process start; both need the
  * service up): each has its own cycle and outbox, each rewrites its own options in the run's config.
  */
-describe('replay settings: settings the run could not use (two reporter instances in one run)', () => {
+describe('replay settings: settings the run could not use (three reporter instances in one run)', () => {
   const HELD_BACK = 'replay settings held back';
   const REFUSED = 'replay settings refused status';
   // outboxDir first: each instance's options are one JSON text in the config, replaced whole by rewriteOptions.
@@ -81,10 +81,20 @@ describe('replay settings: settings the run could not use (two reporter instance
     zephyr: { cycleName: HELD_BACK, statusMap: { flakey: 'WIP' }, failureComments: false, stepResults: 'off' },
   };
   const unknown = { outboxDir: 'outbox-unknown', zephyr: { cycleName: REFUSED, statusMap: { flaky: 'GREEN' }, failureComments: false } };
+  const NO_PROJECT = 'replay settings no such project';
+  const noProject = { outboxDir: 'outbox-project', zephyr: { cycleName: NO_PROJECT, projectId: 99999, failureComments: false } };
   let run: RunResult;
   beforeAll(async () => {
     // A TypeScript config, as most users have: the replay reads the config rewritten since the run.
-    run = await runPlaywright({ files: SUITE, env: zephyrEnv(), options: typo, secondReporter: unknown, retries: 1, config: 'ts' });
+    run = await runPlaywright({
+      files: SUITE,
+      env: zephyrEnv(),
+      options: typo,
+      secondReporter: unknown,
+      moreReporters: [noProject],
+      retries: 1,
+      config: 'ts',
+    });
   }, 120_000);
 
   it('a target held back for a typo in statusMap: the replay publishes with the fixed playwright.config, found in the working directory', async () => {
@@ -127,6 +137,21 @@ describe('replay settings: settings the run could not use (two reporter instance
     expect(executions(name)).toEqual({ 'PROJ-1': [3, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
     // stepResults as configured there (the default, `passed`): what 'off' above left untouched is set here.
     expect(stepStatuses(name, 'PROJ-3')).toEqual([1, 1, 1]);
+  });
+
+  it('a project the service does not have: the replay takes the project and version from the fixed config, not the run', async () => {
+    const outboxDir = path.join(run.dir, noProject.outboxDir);
+    expect(run.output).toMatch(/Project 99999 does not exist.*ZEPHYR_PROJECT_ID \(zephyr\.projectId\) = 99999/);
+    expect(outboxFiles(outboxDir)).toHaveLength(1);
+    rewriteOptions(run, noProject, { outboxDir: noProject.outboxDir, zephyr: { cycleName: NO_PROJECT, failureComments: false } });
+
+    const replayed = await replayIn(run.dir, [outboxDir], zephyrEnv());
+    expect(replayed.exitCode, replayed.output).toBe(0);
+    expect(replayed.output).toMatch(
+      /Zephyr Squad: replaying with the run's settings from its journal \([^)]*\); projectId, versionId from playwright\.config\.ts and the environment \(the service refused the run's\)/,
+    );
+    expect(executions(NO_PROJECT)).toEqual({ 'PROJ-1': [1, ''], 'PROJ-2': [2, ''], 'PROJ-3': [1, ''] });
+    expect(outboxFiles(outboxDir)).toEqual([]);
   });
 });
 

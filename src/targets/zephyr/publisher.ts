@@ -17,7 +17,7 @@ import {
   type UploadFile,
 } from '../../kit/target';
 import { findOrCreate } from '../../kit/find-or-create';
-import { withHint } from '../../http/errors';
+import { HttpError, withHint } from '../../http/errors';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, zephyrRank } from './statuses';
@@ -278,7 +278,7 @@ export class ZephyrTarget implements Target {
     const { value, reused } = await findOrCreate<ZephyrCycle>({
       lane: this.lane,
       label: 'cycle/create',
-      find: () => this.client.cyclesNamed(name, projectId, versionId),
+      find: () => this.client.cyclesNamed(name, projectId, versionId).catch(refusedProjectOrVersion),
       create: () => this.client.createCycleOnce(name, projectId, versionId, about),
       idOf: (c) => String(c.id),
       // Our duplicate is still empty: nothing was added to it yet.
@@ -294,4 +294,14 @@ export class ZephyrTarget implements Target {
   private ensureInCycle(keys: readonly string[]): Promise<void> {
     return this.places.ensure(keys);
   }
+}
+
+/**
+ * The project's cycle listing refused (400/404: no such project, or no such version in it): the run never resolved
+ * them, so its journal says so and a replay takes both from the config of then (the fix), not from the run.
+ */
+function refusedProjectOrVersion(error: unknown): never {
+  if (error instanceof HttpError && (error.status === 400 || error.status === 404))
+    throw new SettingsRefusedError(['projectId', 'versionId'], error.message);
+  throw error;
 }
