@@ -69,7 +69,7 @@ function stepStatuses(name: string, key: string): number[] {
 }
 
 /**
- * Two cases from ONE Playwright run of two reporter instances (a run costs seconds of process start; both need the
+ * Three cases from ONE Playwright run of three reporter instances (a run costs seconds of process start; all need the
  * service up): each has its own cycle and outbox, each rewrites its own options in the run's config.
  */
 describe('replay settings: settings the run could not use (three reporter instances in one run)', () => {

@@ -10,10 +10,11 @@ import {
   type ContainerInfo,
   type PublishResult,
   type StatusTable,
+  SettingsRefusedError,
   type Target,
   type UploadFile,
 } from '../../kit/target';
-import { withHint } from '../../http/errors';
+import { HttpError, withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
 import { asArray, type CucumberStudioClient } from './client';
 import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './linkage';
@@ -97,7 +98,12 @@ export class CucumberStudioTarget implements Target {
   }
 
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
-    await this.client.getProject(); // credentials + project id
+    // Credentials + project id. A project the user cannot see is a setting the service refused: the journal says so,
+    // and a replay takes the project from the config of then (the fix), not from the run.
+    await this.client.getProject().catch((error: unknown) => {
+      if (error instanceof HttpError && error.status === 404) throw new SettingsRefusedError(['projectId'], error.message);
+      throw error;
+    });
     // No scenario list here: mapped ids are sent as they are, and checked one by one only if refused.
     // In split mode a key carries its project (`placedKey`): the scenario id is the key without it.
     const known = [...new Set(knownKeys.map((k) => Number(unplaced(k).key)))];

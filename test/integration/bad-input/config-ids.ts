@@ -182,6 +182,14 @@ export const CONFIG_IDS: Group[] = [
   {
     label: 'nonexistent project / version',
     env: (sb) => ({ ...sb.env(), ZEPHYR_PROJECT_ID: '12345', ZEPHYR_VERSION_ID: '777', CUCUMBERSTUDIO_PROJECT_ID: '999' }),
+    // The services refused them: the journal says so, and a replay takes them from the fixed config, not the run.
+    after: (_sb, run) => {
+      const journals = outboxFiles(run.outboxDir);
+      expect(journals).toHaveLength(1);
+      const text = fs.readFileSync(path.join(run.outboxDir, journals[0]), 'utf8');
+      expect(text).toContain('{"t":"unresolved","target":"zephyr","settings":["projectId","versionId"]}');
+      expect(text).toContain('{"t":"unresolved","target":"cucumberstudio","settings":["projectId"]}');
+    },
     cases: [
       {
         id: 'zephyr-project-unknown',
