@@ -20,6 +20,12 @@ export function environmentsFor(place: string | undefined): string[] {
   return place === undefined || place.trim() === '' ? [] : [place.trim()];
 }
 
+/** What an import into a place's execution carries besides its tests: split mode, the project's own environments. */
+export function importInfo(place: string | undefined): { info?: { testEnvironments: string[] } } {
+  // Environments sent with a key replace the execution's (§8.1 rule 3): a project's own list on every import.
+  return place === undefined ? {} : { info: { testEnvironments: environmentsFor(place) } };
+}
+
 /** The summary of a project's execution: the run's summary, then the project's name. */
 export function summaryFor(summary: string, place: string | undefined): string {
   const [environment] = environmentsFor(place);

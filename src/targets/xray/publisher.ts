@@ -7,7 +7,8 @@ import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, 
 import type { RunInfo } from '../../shared/options';
 import type { XrayClient } from './client';
 import type { XrayConfig } from './config';
-import { environmentsFor, ExecutionPlaces } from './execution-places';
+import { ExecutionPlaces, importInfo } from './execution-places';
+import { resendWorse } from './resend-worse';
 import { runs, statuses, PAGE, type ExecutionRef, type RunRef } from './queries';
 import { chunks, INLINE_EVIDENCE, keptWorse, testResult } from './results';
 import { BUILT_IN_STATUSES, resolveXrayStatuses, xrayRank } from './statuses';
@@ -148,9 +149,7 @@ export class XrayTarget implements Target {
       return fail(mapped, error);
     }
     const buildId = this.o.runInfo?.buildId;
-    const environments = environmentsFor(group.place);
-    // Environments sent with a key replace the execution's (§8.1 rule 3): a project's own list on every import.
-    const info = group.place === undefined ? {} : { info: { testEnvironments: environments } };
+    const info = importInfo(group.place);
     const entries = send.map((item) => {
       const carried = files?.get(engine(item)) ?? [];
       return { item, carried, result: testResult(item, buildId, carried), bare: testResult(item, buildId) };
@@ -222,7 +221,8 @@ export class XrayTarget implements Target {
    * Compares each sent key's run with what it should hold: read during the run after its last send (a local run,
    * read-back.ts), else read now (100 Test ids a call, together). A worse result of this build there is another
    * process's, kept (worst wins; `judgeRun`): it may have come after our import, so it is judged here too, not only
-   * before the import. Split mode: one report, each line naming its execution and project.
+   * before the import; a better one in a shared build gets ours again first (resend-worse.ts). Split mode: one
+   * report, each line naming its execution and project.
    */
   async verify(sent: readonly PlanItem[]): Promise<VerifyReport> {
     this.container.require();
@@ -243,11 +243,16 @@ export class XrayTarget implements Target {
         execution,
         group.items.map((item) => this.readKey(key(item), item.key)),
       );
+      // A shared build: ours again where the run holds a better result (resend-worse.ts: a read before an import
+      // cannot see another process's import after it); the runs are judged as that leaves them.
+      const items = group.items.map((item) => ({ key: key(item), item }));
+      const ctx = { client: this.client, execution, place: group.place, buildId: this.o.runInfo?.buildId, items };
+      const unsent = this.shared ? await resendWorse({ ...ctx, held: runsHeld, sending: (k) => this.readBack.sending(k) }) : new Map();
       for (const item of group.items) {
         const want = this.expected.get(key(item)) ?? String(item.status);
         const got = judgeRun(runsHeld.get(key(item)), want, this.o.runInfo?.buildId, (s) => xrayRank(s, item.outcome));
         if (got === 'kept') this.kept.add(key(item));
-        else if (got !== 'same') details.push(`${item.key}: ${where} holds ${got.holds}, expected ${want}`);
+        else if (got !== 'same') details.push(`${item.key}: ${where} holds ${got.holds}, expected ${want}${unsent.get(key(item)) ?? ''}`);
       }
       held.push(`${where} holds the ${group.items.length} published results`);
     }
