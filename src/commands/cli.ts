@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configDirOf, FORMER_OUTBOX_DIR, resolveConfig } from '../config/config';
 import { Outbox } from '../engine/outbox';
-import { createPrinter } from '../shared/output';
+import { createPrinter, type Printer } from '../shared/output';
+import { StopSignals } from '../shared/stop-signals';
 import { replay } from './replay';
 import { check } from './check';
 import { findPlaywrightConfig, readReporterOptions } from '../playwright/config-file';
@@ -111,19 +112,40 @@ async function replayCommand(args: string[], env: NodeJS.ProcessEnv): Promise<nu
       );
       return 1;
     }
-    const result = await replay(folder, instance.options, env, printer, undefined, TARGETS, undefined, settings.source);
+    const result = await stoppable(printer, (stop) =>
+      replay(folder, instance.options, env, printer, undefined, TARGETS, undefined, settings.source, stop),
+    );
     // A folder named on the command line that is not there is a typo, not "nothing to replay".
     return result.unsent > 0 || result.missing ? 1 : 0;
   }
   let unsent = 0;
-  for (const { options, config } of instances) {
-    // The configured folder, and the one earlier versions used while it still holds journals.
-    const former = path.resolve(configDirOf(options) ?? '.', FORMER_OUTBOX_DIR);
-    const explicit = !!env.PW_TMS_OUTBOX_DIR || 'outboxDir' in options;
-    const dirs = [config.outboxDir, ...(!explicit && Outbox.list(former).length ? [former] : [])];
-    for (const dir of dirs) unsent += (await replay(dir, options, env, printer, undefined, TARGETS, undefined, settings.source)).unsent;
-  }
+  await stoppable(printer, async (stop) => {
+    for (const { options, config } of instances) {
+      // The configured folder, and the one earlier versions used while it still holds journals.
+      const former = path.resolve(configDirOf(options) ?? '.', FORMER_OUTBOX_DIR);
+      const explicit = !!env.PW_TMS_OUTBOX_DIR || 'outboxDir' in options;
+      const dirs = [config.outboxDir, ...(!explicit && Outbox.list(former).length ? [former] : [])];
+      for (const dir of dirs)
+        unsent += (await replay(dir, options, env, printer, undefined, TARGETS, undefined, settings.source, stop)).unsent;
+    }
+  });
   return unsent > 0 ? 1 : 0;
+}
+
+/**
+ * Ctrl+C / SIGTERM during a replay: the sending stops, the journal's lock is let go and the summary says what stays
+ * in the outbox (a replay killed at once said nothing and left its lock for the next one to take over).
+ */
+async function stoppable<T>(printer: Printer, work: (stop: AbortSignal) => Promise<T>): Promise<T> {
+  const signals = new StopSignals((signal) =>
+    printer.info(`${signal}: stopping the replay; what is not sent yet stays in the outbox (${signal} again to quit at once)`),
+  );
+  signals.listen();
+  try {
+    return await work(signals.signal);
+  } finally {
+    signals.dispose();
+  }
 }
 
 /**

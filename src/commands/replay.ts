@@ -34,6 +34,8 @@ export async function replay(
   lockOptions?: WatchingLockOptions,
   /** Where `options` came from, for the line that says which settings a replay uses (`playwright.config.ts`). */
   optionsSource = 'the environment',
+  /** Ctrl+C / SIGTERM: the sending stops, what is not sent stays in the outbox, later journals are left as they are. */
+  stop?: AbortSignal,
 ): Promise<ReplayResult> {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     // No folder: a run that sent everything never made one. A file in its place is a mistake.
@@ -48,6 +50,10 @@ export async function replay(
     return result;
   }
   for (const file of files) {
+    if (stop?.aborted) {
+      result.unsent += 1;
+      continue;
+    }
     // A lock from another host may be a copy (an outbox uploaded as a CI artifact by a run that was killed): watched first.
     const lock = await acquireJournalLockWatching(file, {
       ...lockOptions,
@@ -100,7 +106,7 @@ export async function replay(
       // Results are sent as they were then: said with their age, as a newer run may have published since.
       const age = journal.createdAt ? ` of a run ${ago(Date.now() - Date.parse(journal.createdAt))} (${journal.createdAt})` : '';
       printer.info(`replaying ${journal.records.length} test result${journal.records.length === 1 ? '' : 's'}${age} from ${journal.file}`);
-      const run = new PublishRun(config, { printer, journal, deps });
+      const run = new PublishRun(config, { printer, journal, deps, stop });
       // Pending targets not configured here (or whose settings are invalid here) keep the journal for a later replay.
       const held = pending
         .filter((t) => !config.targets.some((c) => c.definition.id === t))

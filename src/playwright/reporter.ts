@@ -8,7 +8,7 @@ import type { TargetDefinition } from '../kit/target';
 import { isFinalAttempt, keysByTarget, notKeyLines, recordOf } from '../shared/mapping';
 import type { RunSummary, TestRecord } from '../shared/model';
 import { createPrinter, type Printer } from '../shared/output';
-import { StopSignals } from './stop-signals';
+import { StopSignals } from '../shared/stop-signals';
 import { notRunKeys, placeOf } from './test-records';
 import { testKnobs } from './test-knobs';
 import { TARGETS, type TmsReporterOptions } from '../targets';

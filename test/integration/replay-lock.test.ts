@@ -2,7 +2,7 @@
  * A `.lock` left by a replay that was killed must not block its journal forever: replay takes over a
  * lock whose process is gone (and says so), and still refuses one whose process is alive.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPrinter } from '../../src/shared/output';
 import { replay } from '../../src/commands/replay';
 import type { RunningSandbox } from '../../src/sandbox';
-import { outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
+import { baseEnv, outboxFiles, REPO, runPlaywright, runReplay, testSandbox, zephyrStatuses } from './harness';
 import { TEST_BATCH_WAIT_ENV } from '../../src/playwright/test-knobs';
 
 let sandbox: RunningSandbox;
@@ -44,6 +44,31 @@ it('replay refuses a live lock, takes over a dead one with a line, and sends exa
   const refused = await runReplay(run.outboxDir, sandbox.env());
   expect(refused.output).toMatch(new RegExp(`is in use by process ${process.pid}`));
   expect(outboxFiles(run.outboxDir)).toEqual([file]);
+
+  // Ctrl+C during a replay: the sending stops, a line says so and what stays, the lock goes with it.
+  fs.rmSync(`${journal}.lock`);
+  sandbox.setFaults('zephyr', { latencyMs: 60_000 });
+  try {
+    const before = sandbox.stats().zephyr.requests;
+    const child = spawn(process.execPath, [path.join(REPO, 'bin/playwright-tms-reporter.js'), 'replay', run.outboxDir], {
+      cwd: REPO,
+      env: baseEnv(sandbox.env()),
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Its first request is held by the sandbox's latency: the replay is sending.
+    for (let i = 0; i < 600 && sandbox.stats().zephyr.requests === before; i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect(await exited, output).toBe(1);
+    expect(output).toContain('SIGINT: stopping the replay; what is not sent yet stays in the outbox');
+    expect(output).toMatch(/2 not sent/);
+    expect(fs.existsSync(`${journal}.lock`)).toBe(false);
+    expect(outboxFiles(run.outboxDir)).toEqual([file]);
+  } finally {
+    sandbox.setFaults('zephyr', { latencyMs: 0 });
+  }
 
   // A replay that was killed: its process is gone.
   const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
