@@ -59,18 +59,30 @@ const INTERRUPTED = 'The run stopped before this test finished (Ctrl+C, a CI can
 
 /**
  * Default comment: for each failing test what went wrong first (its first error line and where), then
- * which test, then the rest of its error; a note for flaky tests. Within `limit`, each test's first error
- * line, its location and its title (cut to a share: a huge title must not push the error out) are kept;
- * the rest of the text is what gets cut.
+ * which test, then the rest of its error; a note for flaky tests. Nothing is cut when the whole text fits.
+ * Otherwise, within `limit`, each test's first error line, its location and its title (cut to a share: a huge
+ * title must not push the error out) are kept; the rest of the text is what gets cut.
  */
 export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }, limit: number): string {
-  // Failures first: with many tests on one key, what is cut is the flaky notes, never the failure that set the status.
+  // Shares are for a text that must be cut: a title or first line cut while the whole comment fits marks the
+  // comment cut, and a cut comment uploads error.txt (one more call against the service's budget).
+  const whole = commentBlocks(item.records, Infinity, Infinity);
+  const text = whole.map((b) => b.head + b.rest).join('\n\n');
+  if (text.length <= limit) return text;
+  // Only the tests that write a block share the comment: a passing test on the key says nothing in it.
+  const share = Math.max(60, Math.floor(limit / (2 * Math.max(1, whole.length))));
+  return fitComment(commentBlocks(item.records, share, Math.max(40, Math.floor(share / 2))), limit);
+}
+
+/**
+ * The blocks of a comment, failures first: with many tests on one key, what is cut is the flaky notes, never
+ * the failure that set the status. A first line longer than `share`, or a title longer than `titleShare`, is
+ * cut within the head, so that what comes after it stays.
+ */
+function commentBlocks(records: readonly TestRecord[], share: number, titleShare: number): Array<{ head: string; rest: string }> {
   const blocks: Array<{ head: string; rest: string }> = [];
   const notes: Array<{ head: string; rest: string }> = [];
-  // A first line or a title longer than its share is cut within the head, so that what comes after it stays.
-  const share = Math.max(60, Math.floor(limit / (2 * Math.max(1, item.records.length))));
-  const titleShare = Math.max(40, Math.floor(share / 2));
-  for (const r of item.records) {
+  for (const r of records) {
     const [whole = '', ...more] = (r.error ?? '').split('\n');
     const first = truncate(whole, share);
     const title = truncate(r.title, titleShare);
@@ -89,5 +101,5 @@ export function defaultComment(item: { outcome: Outcome; records: TestRecord[] }
       });
     }
   }
-  return fitComment([...blocks, ...notes], limit);
+  return [...blocks, ...notes];
 }

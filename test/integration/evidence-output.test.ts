@@ -33,6 +33,14 @@ test(${JSON.stringify(`${HUGE} @PROJ-21 @cs-21`)}, async ({}, testInfo) => {
   await test.step('three', async () => {});
   await test.step('four', async () => { expect('declined').toBe('accepted'); });
 });
+
+// Four tests on one key, two failing: a comment that fits whole, though each title is longer than a quarter's share.
+for (const n of ['one', 'two']) {
+  test(\`\${n} passes on the shared key @PROJ-22\`, async () => {});
+  test(\`\${n} fails on the shared key, its title whole in the comment @PROJ-22\`, async () => {
+    await test.step('check', async () => { expect(1).toBe(2); });
+  });
+}
 `,
 };
 
@@ -40,7 +48,7 @@ describe('what a result says beside its status (real run)', () => {
   it('four steps on a three-step test FAIL the last; the file names its test; the error leads the comment, paths relative', async () => {
     const name = 'output of a result';
     const run = await runPlaywright({ files: FILES, env: envFor(name, { ZEPHYR_STEP_RESULTS: 'detailed' }), workers: 1 });
-    expect(run.summary?.targets.zephyr, run.output.slice(-3000)).toMatchObject({ published: 1, unsent: 0, errors: [] });
+    expect(run.summary?.targets.zephyr, run.output.slice(-3000)).toMatchObject({ published: 2, unsent: 0, errors: [] });
     expect(run.summary?.targets.cucumberstudio, run.output.slice(-3000)).toMatchObject({ published: 1, unsent: 0, errors: [] });
     const e = executionOf(name, 'PROJ-21');
     expect(e.statusId).toBe(2);
@@ -63,5 +71,16 @@ describe('what a result says beside its status (real run)', () => {
     const shot = files.find((f) => f.fileName.startsWith('shot'));
     expect(shot?.comment, JSON.stringify(files)).toMatch(/^output\.spec\.ts › checkout with a very long generated title/);
     expect(files.filter((f) => f.comment.startsWith('passes first'))).toEqual([]);
+    // The huge title had to be cut: the full error goes up beside it.
+    expect(files.map((f) => f.fileName)).toContain('error.txt');
+    // A comment that fits is not cut, nor is error.txt uploaded for it (one Zephyr call fewer).
+    const shared = executionOf(name, 'PROJ-22');
+    for (const n of ['one', 'two'])
+      expect(shared.comment).toContain(`\nin output.spec.ts › ${n} fails on the shared key, its title whole in the comment @PROJ-22\n`);
+    expect(shared.comment).not.toContain('[truncated]');
+    // Each failing test's error context (two files of one name, told apart by a prefix), and nothing else.
+    const uploaded = shared.attachments.map((f) => f.fileName);
+    expect(uploaded, JSON.stringify(uploaded)).toHaveLength(2);
+    for (const f of uploaded) expect(f).toMatch(/error-context\.md$/);
   });
 });
