@@ -43,6 +43,19 @@ describe('check and playwright.config', () => {
     }
   });
 
+  it('one statusMap typo is one failed check, naming the option set (timedOut follows failed, unset)', async () => {
+    const dir = tempDir('check-typo');
+    const options = { zephyr: { statusMap: { failed: 'FIAL' } }, cucumberstudio: false };
+    fs.writeFileSync(
+      path.join(dir, 'playwright.config.ts'),
+      `import { defineConfig } from '@playwright/test';\nexport default defineConfig({ reporter: [['playwright-tms-reporter', ${JSON.stringify(options)}]] });\n`,
+    );
+    const r = await exec(process.execPath, [BIN, 'check'], dir, baseEnv(sandbox.env()), 60_000);
+    expect(r.exitCode, r.output).not.toBe(0);
+    expect(r.output.match(/✗.*/g), r.output).toEqual([expect.stringMatching(/zephyr\.statusMap\.failed: Zephyr has no status "FIAL"/)]);
+    expect(r.output).toContain('1 check(s) failed');
+  });
+
   it('reports a service that answers from a new address (a permanent redirect), as the run does', async () => {
     const moved = await testSandbox({ formerHost: { service: 'cucumberstudio' } });
     try {

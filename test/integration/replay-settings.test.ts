@@ -80,7 +80,11 @@ describe('replay settings: settings the run could not use (three reporter instan
     outboxDir: 'outbox-typo',
     zephyr: { cycleName: HELD_BACK, statusMap: { flakey: 'WIP' }, failureComments: false, stepResults: 'off' },
   };
-  const unknown = { outboxDir: 'outbox-unknown', zephyr: { cycleName: REFUSED, statusMap: { flaky: 'GREEN' }, failureComments: false } };
+  // failed: 'FIAL' too: timedOut follows it, and the one typo must be said once, of the option set.
+  const unknown = {
+    outboxDir: 'outbox-unknown',
+    zephyr: { cycleName: REFUSED, statusMap: { flaky: 'GREEN', failed: 'FIAL' }, failureComments: false },
+  };
   const NO_PROJECT = 'replay settings no such project';
   const noProject = { outboxDir: 'outbox-project', zephyr: { cycleName: NO_PROJECT, projectId: 99999, failureComments: false } };
   let run: RunResult;
@@ -124,6 +128,8 @@ describe('replay settings: settings the run could not use (three reporter instan
     expect(run.output).toMatch(
       /zephyr\.statusMap\.flaky: Zephyr has no status "GREEN" .*nothing is sent to Zephyr, its results are kept for replay/,
     );
+    expect(run.output).toMatch(/zephyr\.statusMap\.failed: Zephyr has no status "FIAL"/);
+    expect(run.output).not.toContain('zephyr.statusMap.timedOut');
     expect(zephyrCycles(sandbox).filter((c) => c.name === name)).toEqual([]);
     expect(outboxFiles(outboxDir)).toHaveLength(1);
     const file = rewriteOptions(run, unknown, { ...unknown, zephyr: { ...unknown.zephyr, statusMap: { flaky: 'WIP' } } });

@@ -31,13 +31,17 @@ export function xrayRank(status: string, outcome: Outcome): number {
  */
 export function resolveXrayStatuses(map: StatusMapOption, known: readonly string[], offline: boolean): StatusTable {
   const byOutcome: Record<Outcome, string> = { ...DEFAULT_XRAY_STATUS };
-  if (map.failed !== undefined && map.timedOut === undefined) map = { ...map, timedOut: map.failed };
+  // Unless mapped itself, `timedOut` follows `failed` (its default is the same): an unknown name there is `failed`'s
+  // mistake, said once on `failed`'s line, never again on a `timedOut` line the user did not write.
+  const follows = map.timedOut === undefined;
+  if (map.failed !== undefined && follows) map = { ...map, timedOut: map.failed };
   for (const [o, ref] of Object.entries(map) as Array<[Outcome, string | number]>) byOutcome[o] = String(ref);
   const warnings: string[] = [];
   const problems: string[] = [];
   for (const [outcome, name] of Object.entries(byOutcome) as Array<[Outcome, string]>) {
     const found = known.find((k) => k.toLowerCase() === name.toLowerCase());
     if (found) byOutcome[outcome] = found;
+    else if (outcome === 'timedOut' && follows) continue;
     else if (offline)
       warnings.push(
         `xray.statusMap.${outcome}: ${JSON.stringify(name)} is not a built-in Xray status; a dry run cannot ask the tenant, so it is shown as given`,

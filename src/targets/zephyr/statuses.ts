@@ -46,13 +46,16 @@ export function resolveStatusMap(
 ): { byOutcome: Record<Outcome, number>; warnings: string[] } {
   const warnings: string[] = [];
   const byOutcome = { ...DEFAULT_ZEPHYR_STATUS };
-  if (map.failed !== undefined && map.timedOut === undefined) map = { ...map, timedOut: map.failed };
+  const follows = map.failed !== undefined && map.timedOut === undefined;
+  if (follows) map = { ...map, timedOut: map.failed };
   const names = statuses.map((s) => s.name).join(', ');
   for (const [outcome, ref] of Object.entries(map) as Array<[Outcome, number | string]>) {
     const byId = statuses.find((s) => s.id === Number(ref) && String(ref).trim() !== '');
     const byName = statuses.find((s) => s.name.trim().toLowerCase() === String(ref).trim().toLowerCase());
     const found = typeof ref === 'number' ? byId : (byName ?? byId);
     if (found) byOutcome[outcome] = found.id;
+    // A `timedOut` that follows `failed` is not an option the user set: `failed`'s line says the one mistake.
+    else if (outcome === 'timedOut' && follows) continue;
     else if (offline)
       warnings.push(
         `zephyr.statusMap.${outcome}: ${JSON.stringify(ref)} is not a built-in status; a dry run cannot ask the tenant, so it shows ${DEFAULT_ZEPHYR_STATUS[outcome]}`,
