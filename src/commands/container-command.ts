@@ -31,6 +31,19 @@ export async function createContainer(definition: TargetDefinition, name: string
     );
     return 1;
   }
+  // Split mode makes one container per Playwright project, each found or made by the run (Xray: "<summary> <project>"),
+  // and takes no id for them: the one this would make is never used, and its id would make the run refuse its settings.
+  const perPlace = definition.containerPerPlace;
+  if (config.projects === 'split' && perPlace) {
+    const { containerName } = definition.journalMeta(resolved.config);
+    const kind = definition.containerKind;
+    printer.error(
+      `${definition.label}: nothing created — projects: 'split' (PW_TMS_PROJECTS=split) makes one ${kind} per Playwright project, ` +
+        `"${containerName} <project>", found or created by the run itself, which takes no ${definition.containerSetting?.what ?? 'id'}: ` +
+        `give the run ${perPlace.nameSetting} = "${containerName}" instead, or use projects: 'merge'`,
+    );
+    return 1;
+  }
   // A dry run sends nothing, this command included: it says what it would make, and prints no id (the shards' dry runs need none).
   if (config.dryRun) {
     const { containerName } = definition.journalMeta(resolved.config);

@@ -1,5 +1,5 @@
 import type { JournalTargetMeta } from '../kit/target';
-import { emptySummary, keyLabel, keysOf, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keyLabel, keysOf, unplaced, type TargetSummary, type TestRecord } from '../shared/model';
 import type { Printer } from '../shared/output';
 import type { TargetSession } from './session';
 
@@ -28,10 +28,12 @@ export async function dryRun(
     for (const place of s.target.wouldPublishInto?.(plan) ?? []) printer.info(`dry run: ${s.definition.label} would publish into ${place}`);
   const unmapped = records.filter((r) => keysOf(r, s.id).length === 0).length;
   const { containerId: id, containerName } = where ?? {};
+  // Split mode with a container per project (Xray): none has the configured name; the lines above name each.
+  const perPlace = s.definition.containerPerPlace && plan.some((i) => unplaced(i.key).place !== undefined);
   return {
     ...emptySummary(s.id, s.definition.label, unmapped, notRun),
     dryRun: true,
-    container: where && { kind: s.definition.containerKind, id, name: id ? undefined : containerName },
+    container: where && !perPlace ? { kind: s.definition.containerKind, id, name: id ? undefined : containerName } : undefined,
     published: plan.length,
     countsByStatus: counts,
   };

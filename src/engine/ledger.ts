@@ -41,6 +41,11 @@ export class ResultLedger {
     return n;
   }
 
+  /** The keys the service holds (as `heldCount` counts them). */
+  heldKeys(): string[] {
+    return [...new Set([...this.confirmed.keys(), ...(this.o.alreadyDone?.keys() ?? [])])];
+  }
+
   /** Of these keys, those the service holds nothing of yet (neither confirmed nor refused). */
   notHeld(keys: Iterable<string>): number {
     let n = 0;

@@ -209,6 +209,7 @@ export class PublishRun {
         if (left && (s.unsent || s.attachments?.failed.length)) s.outbox = left;
         // The link is on the service's site: where it has moved permanently, it points to the new place.
         if (s.link) s.link = this.http.rewrite(s.link);
+        for (const p of Object.values(s.byPlace ?? {})) if (p.link) p.link = this.http.rewrite(p.link);
         targets[s.target] = s;
       }
       for (const d of this.config.invalid) {

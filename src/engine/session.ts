@@ -3,7 +3,7 @@ import { classify } from '../kit/classify';
 import { UnreachableError } from '../kit/reachability';
 import { ready, waitFor, WaitTimeoutError } from '../kit/wait';
 import { SettingsRefusedError, type ContainerInfo, type StatusTable, type Target, type TargetDefinition } from '../kit/target';
-import { emptySummary, keysOf, type PlanItem, type TargetSummary, type TestRecord } from '../shared/model';
+import { emptySummary, keysOf, unplaced, type PlanItem, type TargetSummary, type TestRecord } from '../shared/model';
 import { ResultLedger } from './ledger';
 import { sendTheRest } from './end-sends';
 import type { EndProgress, EndStage } from './end-of-run';
@@ -214,7 +214,6 @@ export class TargetSession {
     }
     if (begun) {
       const { container, statuses } = begun;
-      summary.container = { kind: this.definition.containerKind, id: container.id, name: container.name, reused: container.reused };
       await sendTheRest(
         {
           id: this.id,
@@ -232,7 +231,9 @@ export class TargetSession {
         summary,
         { inFlight, drained },
       );
-      // After the results: a link may name what only the publish learns (Zephyr's project key, from an execution).
+      // After the results: a link may name what only the publish learns (Zephyr's project key, from an execution),
+      // and a place's own container may be made by the publish (a project whose tests were not known at the start).
+      this.describeContainer(summary, container);
       summary.link = this.target.link?.();
       for (const note of this.target.notes?.() ?? []) {
         this.warnings.push(note);
@@ -251,16 +252,35 @@ export class TargetSession {
     const unmapped = records.filter((r) => !keysOf(r, this.id).length).length;
     const sent = this.ledger.heldCount;
     this.phase = 'cut';
-    const c = this.container;
-    return {
+    const summary: TargetSummary = {
       ...this.summaryOf(unmapped, notRun),
-      ...(c ? { container: { kind: this.definition.containerKind, id: c.id, name: c.name, reused: c.reused } } : {}),
       cutShort: true,
       ...(stoppedBy ? { stoppedBy } : {}),
       published: sent,
       errors: [reason],
       unsent: Math.max(0, this.endTotal - sent),
     };
+    if (this.container) this.describeContainer(summary, this.container, this.ledger.heldKeys());
+    return summary;
+  }
+
+  /**
+   * The run's container, or where each place has its own (Xray split mode) each place's and its link: begin's names
+   * none then. `held` (cut short: no counts made): confirmed keys, counted per place (a place's line says no 0).
+   */
+  private describeContainer(summary: TargetSummary, c: ContainerInfo, held?: readonly string[]): void {
+    const kind = this.definition.containerKind;
+    const places = this.target.placeContainers?.();
+    if (!places) return void (summary.container = { kind, id: c.id, name: c.name, reused: c.reused });
+    const entry = (place: string) => ((summary.byPlace ??= {})[place] ??= { published: 0, countsByStatus: {} });
+    for (const key of held ?? []) {
+      const { place } = unplaced(key);
+      if (place !== undefined) entry(place).published++;
+    }
+    for (const [place, p] of Object.entries(places)) {
+      entry(place).container = { kind, id: p.id, name: p.name, reused: p.reused };
+      if (p.link) entry(place).link = p.link;
+    }
   }
 
   /** Waits for the target's background preparation (Playwright does not wait for a promise a reporter forgets), then closes its lanes. */

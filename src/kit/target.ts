@@ -21,6 +21,11 @@ export interface ContainerInfo {
   warning?: string;
 }
 
+/** A place's own container (split mode, where each Playwright project has one), and its web address when known. */
+export interface PlaceContainer extends ContainerInfo {
+  link?: string;
+}
+
 export interface BeginResult extends ContainerInfo {
   /**
    * Settles (never rejects) with the background work `begin` started (registering known keys, waiting for
@@ -117,6 +122,13 @@ export interface Target {
   attach?(item: PlanItem, file: UploadFile, options: { check: boolean }): Promise<'uploaded' | 'present'>;
   /** The container's web address, for the summary line. */
   link?(): string | undefined;
+  /**
+   * Split mode where each place is a container of its own, not a part of the run's (Xray: a Test Execution per
+   * Playwright project): those found or made so far, by place. The summary names them, and no container of the run:
+   * `begin`'s then only holds what the journal keeps to find them again (their common summary, no id). Undefined
+   * where the run's container is one (merge mode; Zephyr's folders and CucumberStudio's environments are inside it).
+   */
+  placeContainers?(): Record<string, PlaceContainer> | undefined;
   /** Dry run: where inside the container these items would go (a build, folders, environments), one line each. */
   wouldPublishInto?(items: readonly PlanItem[]): readonly string[];
   /** Reads the container back and compares it with what was sent. */
@@ -230,6 +242,12 @@ export interface TargetDefinition<C = unknown> extends KeySource {
    * groups them with kit/places.ts. Split mode needs every enabled target to.
    */
   readonly places?: boolean;
+  /**
+   * Split mode makes each place a container of its own (Xray: a Test Execution per project), not a part of the run's
+   * one: there is then no one container to name beforehand (the dry run, the `create` command). `nameSetting`: the
+   * setting whose name they share (the project's name follows it), as the `create` command names it.
+   */
+  readonly containerPerPlace?: { nameSetting: string };
   /** Others are reported as unknown, with a did-you-mean. */
   readonly optionKeys: readonly string[];
   /** Undefined when its credentials are absent (not enabled). */

@@ -113,19 +113,41 @@ export interface VerifyReport {
   incomplete?: boolean;
 }
 
+/** A cycle / run / Test Execution, as the summary names it. */
+export interface ContainerSummary {
+  kind: string;
+  id?: string;
+  name?: string;
+  reused?: boolean;
+}
+
+/** One Playwright project's part of a target's summary (split mode). */
+export interface PlaceSummary {
+  published: number;
+  countsByStatus: Record<string, number>;
+  /**
+   * Where a service keeps each project in a container of its own (Xray: a Test Execution per project), that one:
+   * the run then has no container of its own. Absent where the project is a part of the run's (a Zephyr folder).
+   */
+  container?: ContainerSummary;
+  /** That container's web address, when known. */
+  link?: string;
+}
+
 /** Machine-readable outcome of one target's publish (goes to the summary JSON). */
 export interface TargetSummary {
   target: TargetId;
   /** Display name of the service. */
   label: string;
   enabled: boolean;
-  container?: { kind: string; id?: string; name?: string; reused?: boolean };
+  /** The cycle / run results went to; absent when each place has its own (`byPlace`'s: Xray split mode). */
+  container?: ContainerSummary;
   published: number;
   countsByStatus: Record<string, number>;
   unmapped: number;
   notRun: number;
   /** Split mode: what was published per Playwright project (the summary line gives one line each). */
-  byPlace?: Record<string, { published: number; countsByStatus: Record<string, number> }>;
+  byPlace?: Record<string, PlaceSummary>;
   /** Keys also mapped by a test that never started (the run stopped first): published from the tests that ran. */
   partlyRun?: string[];
   errors: string[];

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { RunSummary, TargetSummary } from './model';
+import type { PlaceSummary, RunSummary, TargetSummary } from './model';
 import { replayCommand } from './output';
 
 /** `<label>: cycle "Nightly" (id …) — 120 published: PASS 110, FAIL 8; 3 tests not mapped`. */
@@ -8,7 +8,7 @@ export function summaryLine(s: TargetSummary): string {
   const label = s.label ?? s.target;
   const container = s.container
     ? `${s.container.kind}${s.container.name !== undefined ? ` "${s.container.name}"` : ''}${s.container.id ? ` (id ${s.container.id})` : ''}`
-    : undefined;
+    : placeContainers(s);
   const cut = `cut short by ${s.stoppedBy ?? 'publishTimeout'}`;
   const where = s.dryRun
     ? `dry run${container ? ` for ${container}` : ''}`
@@ -49,11 +49,28 @@ export function summaryLine(s: TargetSummary): string {
   }
   if (s.link) parts.push(s.link);
   // Split mode: one line per Playwright project under the target's.
-  const places = Object.entries(s.byPlace ?? {}).map(
+  const places = placesOf(s).map(
     ([place, p]) =>
-      `  ${place || 'unnamed project'}: ${p.published} published${Object.keys(p.countsByStatus).length ? `: ${countsText(p.countsByStatus)}` : ''}`,
+      `  ${place || 'unnamed project'}: ${p.published} published${Object.keys(p.countsByStatus).length ? `: ${countsText(p.countsByStatus)}` : ''}${p.link ? `; ${p.link}` : ''}`,
   );
   return [parts.join('; '), ...places].join('\n');
+}
+
+/**
+ * Split mode where each project has a container of its own rather than a part of the run's (Xray: a Test Execution
+ * per project, the run none): each, key first as a user searches for it —
+ * `Test Executions XT-305 "Split run alpha", XT-306 "Split run beta"`.
+ */
+function placeContainers(s: TargetSummary): string | undefined {
+  const own = placesOf(s).flatMap(([, p]) => (p.container ? [p.container] : []));
+  if (!own.length) return undefined;
+  const named = own.map((c) => [c.id, c.name && c.name !== c.id ? `"${c.name}"` : ''].filter(Boolean).join(' '));
+  return `${own[0].kind}${own.length > 1 ? 's' : ''} ${named.join(', ')}`;
+}
+
+/** Split mode's projects by name: the order results came in differs from run to run, the line should not. */
+function placesOf(s: TargetSummary): Array<[string, PlaceSummary]> {
+  return Object.entries(s.byPlace ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function countsText(counts: Record<string, number>): string {
@@ -77,7 +94,11 @@ export function stepSummaryMarkdown(summary: RunSummary): string {
     const state = s.errors.length ? `⚠️ ${s.errors.length} error(s)` : '✅';
     // A `|` in a name (a workflow called "E2E | nightly") would start a new cell.
     const cell = (text: string) => text.replace(/\|/g, '\\|');
-    return `| ${cell(s.label ?? s.target)} | ${s.container ? cell(`${s.container.name ?? ''} (${s.container.id ?? ''})`) : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
+    // Split mode with a container per project (Xray): each of them, as the run has none.
+    const own = placesOf(s).flatMap(([, p]) => (p.container ? [p.container] : []));
+    const where = s.container ? [s.container] : own;
+    const named = where.map((c) => `${c.name ?? ''} (${c.id ?? ''})`).join(', ');
+    return `| ${cell(s.label ?? s.target)} | ${where.length ? cell(named) : '—'} | ${s.published} | ${counts} | ${s.unsent} | ${state} |`;
   });
   return [
     '### Test management publish',

@@ -72,4 +72,8 @@ it("dry run in split mode: names each project's Test Execution with its environm
       `dry run: Xray would publish into Test Execution "${summary} ${project}" with Test Environment "${project}" in project XT (found by summary, or created), linked to Test Plan XT-302`,
     );
   expect(xrayExecutions(sandbox, `${summary} alpha`)).toHaveLength(0);
+  // The summary line names no execution of the summary itself: none would have it (the lines above name each).
+  expect(run.output).toMatch(/Xray: dry run — would publish \d+/);
+  expect(run.output).not.toContain(`Test Execution "${summary}"`);
+  expect(run.summary!.targets.xray!.container).toBeUndefined();
 });

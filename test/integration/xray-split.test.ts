@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox';
-import { outboxFiles, runReplay, testSandbox, xrayOnly } from './harness';
+import type { TargetSummary } from '../../src/shared/model';
+import { baseEnv, exec, outboxFiles, REPO, runReplay, testSandbox, xrayOnly } from './harness';
 import { runInstances, type Instances } from './shared-run';
 import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray-helpers';
 
@@ -18,6 +19,7 @@ import { silentTodos, xrayExecution, xrayExecutions, xrayStatuses } from './xray
  */
 let sandbox: RunningSandbox;
 let downed: RunningSandbox;
+const JIRA = 'https://acme.atlassian.net';
 
 /** XT-1 fails in beta only; XT-2 passes in both. The failure is beta's last test: no worker starts after it. */
 const files = {
@@ -62,7 +64,7 @@ beforeAll(async () => {
     // The run's blob report, merged, is "xsplit blob".
     first = await shared(
       {
-        one: { xray: { testExecutionSummary: 'xsplit one' } },
+        one: { xray: { testExecutionSummary: 'xsplit one', jiraUrl: JIRA } },
         down: { xray: { testExecutionSummary: 'xsplit replay', baseUrl: downed.env().XRAY_BASE_URL }, publishTimeout: 3 },
       },
       { xray: { testExecutionSummary: 'xsplit blob' } },
@@ -82,10 +84,21 @@ afterAll(async () => {
   await downed?.close();
 });
 
+/** Each project's Test Execution by key and summary, as the summary file gives it (the run has none of its own). */
+function expectPlaces(s: TargetSummary, summary: string, reused: boolean, link = false): void {
+  const [alpha, beta] = ['alpha', 'beta'].map((p) => xrayExecution(sandbox, `${summary} ${p}`).key);
+  expect(s.container).toBeUndefined();
+  const place = (key: string, name: string) => ({
+    container: { kind: 'Test Execution', id: key, name, reused },
+    ...(link ? { link: `${JIRA}/browse/${key}` } : {}),
+  });
+  expect(s.byPlace).toMatchObject({ alpha: place(alpha, `${summary} alpha`), beta: place(beta, `${summary} beta`) });
+}
+
 it('one process: a Test Execution per project with its environment and its own statuses, both linked to the plan; a summary per project', () => {
   const s = first.one.summary.targets.xray!;
   expect(s, first.one.output).toMatchObject({ published: 4, unsent: 0, errors: [], verify: { ok: true } });
-  expect(s.byPlace).toEqual({
+  expect(s.byPlace).toMatchObject({
     alpha: { published: 2, countsByStatus: { PASSED: 2 } },
     beta: { published: 2, countsByStatus: { PASSED: 1, FAILED: 1 } },
   });
@@ -93,6 +106,36 @@ it('one process: a Test Execution per project with its environment and its own s
   // A second run of the summary finds both executions (no twin) and leaves each its own environment.
   expect(second.again.summary.targets.xray, second.again.output).toMatchObject({ published: 4, errors: [], verify: { ok: true } });
   expectSplit('xsplit one');
+});
+
+it("the summary names each project's Test Execution by key, with its link, not the run's summary that none has", () => {
+  const [alpha, beta] = ['alpha', 'beta'].map((p) => xrayExecution(sandbox, `xsplit one ${p}`).key);
+  const out = first.one.output;
+  expect(out).toContain(`Xray: Test Executions ${alpha} "xsplit one alpha", ${beta} "xsplit one beta" — 4 published: `);
+  expect(out).toContain(`\n  alpha: 2 published: PASSED 2; ${JIRA}/browse/${alpha}\n`);
+  expect(out).toMatch(new RegExp(`\\n  beta: 2 published: (PASSED 1, FAILED 1|FAILED 1, PASSED 1); ${JIRA}/browse/${beta}\\n`));
+  expect(out).not.toContain('Test Execution "xsplit one"');
+  expectPlaces(first.one.summary.targets.xray!, 'xsplit one', false, true);
+  // Found again by the second run (no jiraUrl there: no link); through merge-reports alike.
+  expectPlaces(second.again.summary.targets.xray!, 'xsplit one', true);
+  expect(second.again.summary.targets.xray!.byPlace!.alpha.link).toBeUndefined();
+  expectPlaces(first.merged!.summary!.targets.xray!, 'xsplit blob', false);
+});
+
+it("`test-execution create` with split mode creates nothing and says the run makes one per project; merge mode's as before", async () => {
+  const bin = path.join(REPO, 'bin/playwright-tms-reporter.js');
+  const create = (extra: Record<string, string | undefined>) =>
+    exec(process.execPath, [bin, 'test-execution', 'create', '--name', 'Pre split'], REPO, baseEnv(env(sandbox, extra)), 60_000);
+  const split = await create({});
+  expect(split.exitCode, split.output).toBe(1);
+  expect(split.output).toContain(
+    `Xray: nothing created — projects: 'split' (PW_TMS_PROJECTS=split) makes one Test Execution per Playwright project, "Pre split <project>"`,
+  );
+  expect(split.output).toContain('XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary) = "Pre split"');
+  expect(xrayExecutions(sandbox, 'Pre split')).toHaveLength(0);
+  const merge = await create({ PW_TMS_PROJECTS: undefined });
+  expect(merge.exitCode, merge.output).toBe(0);
+  expect(merge.output.trim().split('\n').pop()).toBe(xrayExecution(sandbox, 'Pre split').key);
 });
 
 it('through blob and merge-reports: the same executions and statuses', () => {

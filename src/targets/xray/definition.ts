@@ -19,6 +19,7 @@ export const xray: TargetDefinition<XrayConfig> = {
   command: 'test-execution',
   // Split mode: one Test Execution per Playwright project (execution-places.ts).
   places: true,
+  containerPerPlace: { nameSetting: 'XRAY_TEST_EXECUTION_SUMMARY (xray.testExecutionSummary)' },
   optionKeys: OPTION_KEYS,
   readConfig: readXrayConfig,
   secrets: xraySecrets,

@@ -7,6 +7,7 @@
  */
 import type { RequestLane } from '../../kit/lane';
 import { Places } from '../../kit/places';
+import type { ContainerInfo, PlaceContainer } from '../../kit/target';
 import type { XrayClient } from './client';
 import type { XrayConfig } from './config';
 import { linkPlan, resolveExecution, type ExecutionChoice } from './executions';
@@ -26,6 +27,11 @@ export function importInfo(place: string | undefined): { info?: { testEnvironmen
   return place === undefined ? {} : { info: { testEnvironments: environmentsFor(place) } };
 }
 
+/** A Test Execution's page in Jira. */
+export function browseLink(jiraUrl: string, key: string): string {
+  return `${jiraUrl}/browse/${key}`;
+}
+
 /** The summary of a project's execution: the run's summary, then the project's name. */
 export function summaryFor(summary: string, place: string | undefined): string {
   const [environment] = environmentsFor(place);
@@ -42,7 +48,12 @@ export class ExecutionPlaces {
   merged?: ExecutionChoice;
   /** A CI shard other than the first waits this long for the first one's execution (set by `begin`). */
   followerWaitMs = 0;
-  private readonly split: Places<ExecutionChoice>;
+  /** Split mode (the engine's keys are placed): a Test Execution per project, none of the run. Set by `begin`. */
+  split = false;
+  /** Split mode's executions, by project. */
+  private readonly projects: Places<ExecutionChoice>;
+  /** Split mode's executions once opened, kept for what must be said at once (a summary cut short cannot wait). */
+  private readonly ready = new Map<string, ExecutionChoice>();
 
   constructor(
     private readonly cfg: XrayConfig,
@@ -50,7 +61,28 @@ export class ExecutionPlaces {
     private readonly lane: RequestLane,
     private readonly o: ExecutionPlacesOptions = {},
   ) {
-    this.split = new Places((place) => this.open(place));
+    this.projects = new Places(async (place) => {
+      const choice = await this.open(place);
+      this.ready.set(place, choice);
+      return choice;
+    });
+  }
+
+  /**
+   * Merge mode: the one execution. Split mode: every project's execution known so far (`places`: of the keys known
+   * before the tests run), each found or created once; what it returns is then no execution but what the journal
+   * keeps: the run's summary (a replay finds each project's execution by it) and no key. The summary names each
+   * project's own (`containers`), since no execution has the run's summary.
+   */
+  async begin(places: ReadonlyArray<string | undefined>): Promise<ContainerInfo> {
+    // A `begin` again (the engine's retry knows no keys) stays in the mode the first one found.
+    if (!this.split && places.every((p) => p === undefined)) {
+      const { execution, reused } = (this.merged ??= await this.open(undefined));
+      return { id: execution.key, name: execution.summary || execution.key, reused };
+    }
+    this.split = true;
+    const choices = await Promise.all([...new Set(places)].map((p) => this.projects.get(p ?? '')));
+    return { id: '', name: this.cfg.testExecutionSummary, reused: choices.every((c) => c.reused) };
   }
 
   /** Merge mode (`place` undefined) or a project's execution. */
@@ -59,19 +91,18 @@ export class ExecutionPlaces {
       this.merged ??= await this.open(undefined);
       return this.merged.execution;
     }
-    return (await this.split.get(place)).execution;
+    return (await this.projects.get(place)).execution;
   }
 
-  /** Split mode's executions opened so far, by project. */
-  async opened(): Promise<Array<{ place: string; choice: ExecutionChoice }>> {
-    const places = this.split.names();
-    const settled = await Promise.allSettled(places.map((p) => this.split.get(p)));
-    return settled.flatMap((s, i) => (s.status === 'fulfilled' ? [{ place: places[i], choice: s.value }] : []));
-  }
-
-  /** Split mode's project execution, found or made once (Places keeps it; a failure is tried again by the next batch). */
-  choice(place: string): Promise<ExecutionChoice> {
-    return this.split.get(place);
+  /**
+   * Split mode's executions found or made so far, by project, each with its link (`jiraUrl` set): the summary names
+   * these, not the run's summary, which no execution has (each has the project's name after it).
+   */
+  containers(): Record<string, PlaceContainer> {
+    const link = (key: string) => (this.cfg.jiraUrl ? { link: browseLink(this.cfg.jiraUrl, key) } : {});
+    return Object.fromEntries(
+      [...this.ready].map(([place, { execution: e, reused }]) => [place, { id: e.key, name: e.summary || e.key, reused, ...link(e.key) }]),
+    );
   }
 
   /** What the dry run says of a place. */

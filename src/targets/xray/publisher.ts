@@ -7,7 +7,7 @@ import type { BeginOptions, BeginResult, CheckLine, PublishResult, StatusTable, 
 import type { RunInfo } from '../../shared/options';
 import type { XrayClient } from './client';
 import type { XrayConfig } from './config';
-import { ExecutionPlaces, importInfo } from './execution-places';
+import { browseLink, ExecutionPlaces, importInfo } from './execution-places';
 import { resendWorse } from './resend-worse';
 import { runs, statuses, PAGE, type ExecutionRef, type RunRef } from './queries';
 import { chunks, INLINE_EVIDENCE, keptWorse, testResult } from './results';
@@ -68,19 +68,12 @@ export class XrayTarget implements Target {
 
   /**
    * Merge mode: the one execution. Split mode (the engine's keys are placed): every project's execution known so
-   * far, each found or created once; the container is the run's summary (journaled: a replay finds them by it).
+   * far, each found or created once; the container is then only the run's summary, for the journal (a replay finds
+   * them by it), and the summary names each execution (`placeContainers`). See ExecutionPlaces.begin.
    */
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
     this.executions.followerWaitMs = followerWaitMs ?? 0;
-    const places = [...new Set(knownKeys.map((k) => unplaced(k).place))];
-    if (places.every((p) => p === undefined)) {
-      const execution = await this.executions.of(undefined);
-      this.container.set({ id: execution.key, name: execution.summary || execution.key, reused: this.executions.merged!.reused });
-    } else {
-      const choices = await Promise.all(places.map((p) => this.executions.choice(p ?? '')));
-      // No one key: each project's execution is named in the read-back, and a replay finds them by summary.
-      this.container.set({ id: '', name: this.cfg.testExecutionSummary, reused: choices.every((c) => c.reused) });
-    }
+    this.container.set(await this.executions.begin(knownKeys.map((k) => unplaced(k).place)));
     // Keys known before the tests run are mapped to Tests meanwhile, so the batches carry imports only.
     const keys = knownKeys.map((k) => unplaced(k).key);
     if (keys.length) this.container.prepareInBackground(() => this.ids.map(keys));
@@ -200,17 +193,16 @@ export class XrayTarget implements Target {
     return attachEvidence(this.client, this.lane, { execution, testIssueId, testKey: key }, file);
   }
 
-  /** The execution in Jira; split mode: a search for every project's execution. */
+  /** Merge mode's execution in Jira (split mode: each project's, in `placeContainers`). */
   link(): string | undefined {
     const key = this.container.peek()?.id;
-    if (!this.cfg.jiraUrl) return undefined;
-    if (key) return `${this.cfg.jiraUrl}/browse/${key}`;
-    const keys = this.splitKeys.map((e) => e.key);
-    return keys.length ? `${this.cfg.jiraUrl}/issues/?jql=${encodeURIComponent(`key in (${keys.join(', ')})`)}` : undefined;
+    return this.cfg.jiraUrl && key ? browseLink(this.cfg.jiraUrl, key) : undefined;
   }
 
-  /** Split mode's executions, for the link (filled by verify). */
-  private splitKeys: ExecutionRef[] = [];
+  /** Split mode: each project's execution, by key and summary (the run's summary is none's; see `begin`). */
+  placeContainers() {
+    return this.executions.split ? this.executions.containers() : undefined;
+  }
 
   /** Dry run: the execution each place's results would go to. */
   wouldPublishInto(items: readonly PlanItem[]): string[] {
@@ -230,10 +222,8 @@ export class XrayTarget implements Target {
     await this.ids.map(sent.map((i) => unplaced(i.key).key));
     const details: string[] = [];
     const held: string[] = [];
-    const split: ExecutionRef[] = [];
     for (const group of byPlace(sent)) {
       const execution = await this.executions.of(group.place);
-      if (group.place !== undefined) split.push(execution);
       const where =
         group.place === undefined
           ? `Test Execution ${execution.key}`
@@ -256,7 +246,6 @@ export class XrayTarget implements Target {
       }
       held.push(`${where} holds the ${group.items.length} published results`);
     }
-    this.splitKeys = split;
     const shown = details.slice(0, 10);
     if (details.length > shown.length) shown.push(`… and ${details.length - shown.length} more`);
     const kept = this.kept.size ? ` (${this.kept.size} kept a worse result of this build sent by another process)` : '';
