@@ -1,5 +1,7 @@
 import type { CucumberStudioConfig } from './config';
+import { HttpError } from '../../http/errors';
 import { saidIn, type ErrorFacts, type MessageTable } from '../../http/exchange';
+import { SettingsRefusedError } from '../../kit/target';
 
 /** The media type CucumberStudio v1 answers with; anything else is a 406. */
 export const CS_ACCEPT = 'application/vnd.api+json; version=1';
@@ -35,4 +37,13 @@ export function cucumberStudioMessages(c: Pick<CucumberStudioConfig, 'baseUrl' |
       return `CucumberStudio answered ${f.where} with HTTP ${f.status} and an HTML page instead of JSON (a proxy, an outage, or a wrong CUCUMBERSTUDIO_BASE_URL: ${c.baseUrl}).`;
     return undefined;
   };
+}
+
+/**
+ * The project refused (404: the user cannot see it): a setting the service refused, so the journal says so and a
+ * replay takes the project from the config of then (the fix), not from the run.
+ */
+export function refusedProject(error: unknown): never {
+  if (error instanceof HttpError && error.status === 404) throw new SettingsRefusedError(['projectId'], error.message);
+  throw error;
 }

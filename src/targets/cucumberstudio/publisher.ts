@@ -10,12 +10,12 @@ import {
   type ContainerInfo,
   type PublishResult,
   type StatusTable,
-  SettingsRefusedError,
   type Target,
   type UploadFile,
 } from '../../kit/target';
-import { HttpError, withHint } from '../../http/errors';
+import { withHint } from '../../http/errors';
 import type { CucumberStudioConfig } from './config';
+import { refusedProject } from './errors';
 import { asArray, type CucumberStudioClient } from './client';
 import { listWhenServed, TestIndex, waitForTests, type ReadyOptions } from './linkage';
 import { listedTests, type ListedTest } from './read-back';
@@ -98,12 +98,7 @@ export class CucumberStudioTarget implements Target {
   }
 
   async begin({ knownKeys, followerWaitMs }: BeginOptions): Promise<BeginResult> {
-    // Credentials + project id. A project the user cannot see is a setting the service refused: the journal says so,
-    // and a replay takes the project from the config of then (the fix), not from the run.
-    await this.client.getProject().catch((error: unknown) => {
-      if (error instanceof HttpError && error.status === 404) throw new SettingsRefusedError(['projectId'], error.message);
-      throw error;
-    });
+    await this.client.getProject().catch(refusedProject); // credentials + project id
     // No scenario list here: mapped ids are sent as they are, and checked one by one only if refused.
     // In split mode a key carries its project (`placedKey`): the scenario id is the key without it.
     const known = [...new Set(knownKeys.map((k) => Number(unplaced(k).key)))];

@@ -1,4 +1,6 @@
+import { HttpError } from '../../http/errors';
 import { saidIn, type ErrorFacts, type MessageTable } from '../../http/exchange';
+import { SettingsRefusedError } from '../../kit/target';
 
 /** ZAPI's `errorCode`; ids and codes travel as numbers or numeric strings. */
 function errorCodeOf(body: unknown): number | undefined {
@@ -35,4 +37,14 @@ export function zephyrMessages(baseUrl: string): MessageTable {
     if (f.status === 500 && errorCodeOf(f.json) === 104) return `Zephyr asked to try again (500, errorCode 104${said}) on ${f.where}.`;
     return undefined;
   };
+}
+
+/**
+ * The project's cycle listing refused (400/404: no such project, or no such version in it): the run never resolved
+ * them, so its journal says so and a replay takes both from the config of then (the fix), not from the run.
+ */
+export function refusedProjectOrVersion(error: unknown): never {
+  if (error instanceof HttpError && (error.status === 400 || error.status === 404))
+    throw new SettingsRefusedError(['projectId', 'versionId'], error.message);
+  throw error;
 }

@@ -17,7 +17,8 @@ import {
   type UploadFile,
 } from '../../kit/target';
 import { findOrCreate } from '../../kit/find-or-create';
-import { HttpError, withHint } from '../../http/errors';
+import { withHint } from '../../http/errors';
+import { refusedProjectOrVersion } from './errors';
 import type { ZephyrConfig } from './config';
 import type { ZephyrClient, ZephyrCycle, ZephyrExecution, ZephyrStatus } from './client';
 import { BUILT_IN_STATUSES, resolveStatusMap, statusName, zephyrRank } from './statuses';
@@ -294,14 +295,4 @@ export class ZephyrTarget implements Target {
   private ensureInCycle(keys: readonly string[]): Promise<void> {
     return this.places.ensure(keys);
   }
-}
-
-/**
- * The project's cycle listing refused (400/404: no such project, or no such version in it): the run never resolved
- * them, so its journal says so and a replay takes both from the config of then (the fix), not from the run.
- */
-function refusedProjectOrVersion(error: unknown): never {
-  if (error instanceof HttpError && (error.status === 400 || error.status === 404))
-    throw new SettingsRefusedError(['projectId', 'versionId'], error.message);
-  throw error;
 }
