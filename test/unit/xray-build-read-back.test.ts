@@ -46,6 +46,7 @@ function shardWithLane(
   summary: string,
   build: string,
   aroundImport?: (go: () => Promise<ImportAnswer>) => Promise<ImportAnswer>,
+  statusMap: Record<string, string> = {},
 ): { target: XrayTarget; lane: RequestLane } {
   const lane = new RequestLane({ name: 'Xray', concurrency: 4, rateLimit: null });
   const client = new XrayClient(
@@ -58,7 +59,7 @@ function shardWithLane(
     const importExecution = client.importExecution.bind(client);
     client.importExecution = (...args) => aroundImport(() => importExecution(...args));
   }
-  const cfg = { ...CREDENTIALS, baseUrl: h.base, projectKey: 'XT', testExecutionSummary: summary } as unknown as XrayConfig;
+  const cfg = { ...CREDENTIALS, baseUrl: h.base, projectKey: 'XT', testExecutionSummary: summary, statusMap } as unknown as XrayConfig;
   return { target: new XrayTarget(cfg, client, lane, { runInfo: { buildId: build, description: '' } }), lane };
 }
 
@@ -200,4 +201,19 @@ it('a result that could not be sent again is a read-back failure that says why',
     expect.stringMatching(new RegExp(`^XT-40: Test Execution ${key} holds PASSED, expected FAILED \\(sending FAILED again failed: .*400`)),
   ]);
   expect(runsOf(summary)['XT-40'].status).toBe('PASSED');
+});
+
+it("a custom status name is ranked by what the status map makes it mean: another shard's failure under it is kept", async () => {
+  const summary = 'build read-back custom status';
+  // The tenant's FLAKY stands for a failure here (`statusMap.failed`): it must outrank a PASSED, whatever ours is.
+  const [one, two] = [1, 2].map(() => shardWithLane(summary, 's3', undefined, { failed: 'FLAKY' }).target);
+  for (const t of [one, two]) {
+    await t.resolveStatuses('service');
+    await t.begin({ knownKeys: [] });
+  }
+  const failed: PlanItem = { ...item(40, 'FAILED'), status: 'FLAKY' };
+  expect((await two.publish([failed])).done).toHaveLength(1);
+  expect((await one.publish([item(40, 'PASSED')])).done).toHaveLength(1);
+  expect(runsOf(summary)['XT-40']).toMatchObject({ status: 'FLAKY', comment: expect.stringMatching(/^Playwright build: s3\n.*t40 broke/) });
+  expect(await one.verify([item(40, 'PASSED')])).toMatchObject({ ok: true });
 });

@@ -1,5 +1,5 @@
 import { aggregate, defaultComment, ERROR_TEXT_LIMIT } from '../../shared/mapping';
-import { keysOf, unplaced, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
+import { keysOf, unplaced, type Outcome, type PlanItem, type TestRecord, type VerifyReport } from '../../shared/model';
 import { ContainerState } from '../../kit/container-state';
 import type { RequestLane } from '../../kit/lane';
 import { byPlace, type PlaceGroup } from '../../kit/places';
@@ -47,6 +47,8 @@ export class XrayTarget implements Target {
   private readonly expected = new Map<string, string>();
   /** Keys whose run keeps another process's worse result of this build (seen before our import, or at the end). */
   private readonly kept = new Set<string>();
+  /** The status map as resolved (resolveStatuses): what a custom status name means, for worst wins. */
+  private byOutcome?: Record<Outcome, string>;
   /** The runs of confirmed imports, read while the tests run (read-back.ts): the end reads only the rest. */
   private readonly readBack: ReadBack;
 
@@ -63,8 +65,13 @@ export class XrayTarget implements Target {
 
   async resolveStatuses(mode: 'offline' | 'service'): Promise<StatusTable> {
     const known = mode === 'service' ? await statuses(this.client) : BUILT_IN_STATUSES;
-    return resolveXrayStatuses(this.cfg.statusMap, known, mode === 'offline');
+    const table = resolveXrayStatuses(this.cfg.statusMap, known, mode === 'offline');
+    this.byOutcome = table.byOutcome as Record<Outcome, string>;
+    return table;
   }
+
+  /** Worst-wins rank, a custom status name by what the status map makes it mean (statuses.ts). */
+  private readonly rank = (status: string, outcome: Outcome): number => xrayRank(status, outcome, this.byOutcome);
 
   /**
    * Merge mode: the one execution. Split mode (the engine's keys are placed): every project's execution known so
@@ -83,7 +90,7 @@ export class XrayTarget implements Target {
   plan(records: readonly TestRecord[], statuses: StatusTable): PlanItem[] {
     return aggregate(records, (r) => keysOf(r, this.id), {
       statusFor: (o) => String(statuses.byOutcome[o]),
-      rank: (s, o) => xrayRank(s, o),
+      rank: this.rank,
       comment: (item) => defaultComment(item, ERROR_TEXT_LIMIT),
     });
   }
@@ -237,10 +244,12 @@ export class XrayTarget implements Target {
       // cannot see another process's import after it); the runs are judged as that leaves them.
       const items = group.items.map((item) => ({ key: key(item), item }));
       const ctx = { client: this.client, execution, place: group.place, buildId: this.o.runInfo?.buildId, items };
-      const unsent = this.shared ? await resendWorse({ ...ctx, held: runsHeld, sending: (k) => this.readBack.sending(k) }) : new Map();
+      const unsent = this.shared
+        ? await resendWorse({ ...ctx, held: runsHeld, sending: (k) => this.readBack.sending(k), rank: this.rank })
+        : new Map();
       for (const item of group.items) {
         const want = this.expected.get(key(item)) ?? String(item.status);
-        const got = judgeRun(runsHeld.get(key(item)), want, this.o.runInfo?.buildId, (s) => xrayRank(s, item.outcome));
+        const got = judgeRun(runsHeld.get(key(item)), want, this.o.runInfo?.buildId, (s) => this.rank(s, item.outcome));
         if (got === 'kept') this.kept.add(key(item));
         else if (got !== 'same') details.push(`${item.key}: ${where} holds ${got.holds}, expected ${want}${unsent.get(key(item)) ?? ''}`);
       }
@@ -284,7 +293,7 @@ export class XrayTarget implements Target {
       const ids = items.slice(i, i + PAGE).map((item) => this.ids.get(item.key)!);
       for (const r of await runs(this.client, execution.issueId, ids)) held.set(r.testKey, r);
     }
-    const kept = keptWorse(items, held, buildId, (s, item) => xrayRank(s, item.outcome));
+    const kept = keptWorse(items, held, buildId, (s, item) => this.rank(s, item.outcome));
     if (!kept.size) return items;
     const done = [...kept];
     for (const item of done) {

@@ -15,7 +15,7 @@
  * imports only after our end) is seen by neither process; the end of the process that writes last cannot know of
  * a worse result it overwrote (Xray keeps no history of a run).
  */
-import type { PlanItem } from '../../shared/model';
+import type { Outcome, PlanItem } from '../../shared/model';
 import type { XrayClient } from './client';
 import { importInfo } from './execution-places';
 import type { ExecutionRef } from './queries';
@@ -30,11 +30,15 @@ export interface Resend {
   item: PlanItem;
 }
 
-/** The items whose run holds a result strictly better than ours. */
-export function heldBetter(items: readonly Resend[], held: ReadonlyMap<string, HeldRun | undefined>): Resend[] {
+/** The items whose run holds a result strictly better than ours (`rank`: xrayRank with the run's status map). */
+export function heldBetter(
+  items: readonly Resend[],
+  held: ReadonlyMap<string, HeldRun | undefined>,
+  rank: (status: string, outcome: Outcome) => number = xrayRank,
+): Resend[] {
   return items.filter(({ key, item }) => {
     const run = held.get(key);
-    return run !== undefined && xrayRank(run.status, item.outcome) < xrayRank(String(item.status), item.outcome);
+    return run !== undefined && rank(run.status, item.outcome) < rank(String(item.status), item.outcome);
   });
 }
 
@@ -53,9 +57,10 @@ export async function resendWorse(o: {
   held: Map<string, HeldRun | undefined>;
   /** A key is about to be sent again (the mid-run read-back stops trusting its read). */
   sending: (key: string) => void;
+  rank?: (status: string, outcome: Outcome) => number;
 }): Promise<Map<string, string>> {
   const failed = new Map<string, string>();
-  const entries = heldBetter(o.items, o.held).map((r) => ({ ...r, result: testResult(r.item, o.buildId) }));
+  const entries = heldBetter(o.items, o.held, o.rank).map((r) => ({ ...r, result: testResult(r.item, o.buildId) }));
   await Promise.all(
     chunks(entries).map(async (chunk) => {
       for (const e of chunk) o.sending(e.key);

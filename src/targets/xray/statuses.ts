@@ -18,9 +18,17 @@ export const BUILT_IN_STATUSES = ['PASSED', 'FAILED', 'TODO', 'EXECUTING', 'ABOR
 /** FAILED > ABORTED > EXECUTING > PASSED > TODO. */
 const RANK: Record<string, number> = { FAILED: 5, ABORTED: 4, EXECUTING: 3, PASSED: 2, TODO: 1 };
 
-/** Worst-wins rank of a status name; a custom status ranks like the default status of its outcome. */
-export function xrayRank(status: string, outcome: Outcome): number {
-  return RANK[status] ?? RANK[DEFAULT_XRAY_STATUS[outcome]] ?? 0;
+/**
+ * Worst-wins rank of a status name. A custom one ranks by what it means in the status map (`byOutcome`, this run's:
+ * the build's processes share a config), as bad as the worst outcome mapped to it — another process's result is
+ * ranked by what it says, not by the outcome of ours (its `BROKEN` for a failure must outrank our PASSED); a name
+ * the map does not give, like the default status of `outcome`.
+ */
+export function xrayRank(status: string, outcome: Outcome, byOutcome?: Readonly<Record<Outcome, string>>): number {
+  if (RANK[status] !== undefined) return RANK[status];
+  const means = (Object.keys(byOutcome ?? {}) as Outcome[]).filter((o) => byOutcome![o].toLowerCase() === status.toLowerCase());
+  const ranks = means.map((o) => RANK[DEFAULT_XRAY_STATUS[o]] ?? 0);
+  return ranks.length ? Math.max(...ranks) : (RANK[DEFAULT_XRAY_STATUS[outcome]] ?? 0);
 }
 
 /**
