@@ -34,7 +34,7 @@ export class RecordKeeper {
       const keys = Object.entries(r.keys)
         .map(([t, k]) => `${t}:${k.join(',')}`)
         .join(';');
-      const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}|${r.steps?.join(',') ?? ''}|${r.attachments?.length ?? 0}`;
+      const print = `${r.outcome}|${r.attempts}|${keys}|${r.error?.length ?? -1}|${r.steps?.join(',') ?? ''}|${r.attachments?.length ?? 0}|${r.startedAt ?? ''}`;
       if (this.journaled.get(r.testId) === print) return false;
       this.journaled.set(r.testId, print);
       return true;

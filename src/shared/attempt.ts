@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { FULL_ERROR_LIMIT, stripAnsi, truncate } from './comment';
 import type { AttachmentRef, Outcome, StepStatus } from './model';
+import type { TimingLike } from './timing';
 
 export type Annotation = { type: string; description?: string };
 
@@ -18,7 +19,7 @@ export type ErrorLike = {
 };
 
 /** The part of Playwright's TestResult the mapping reads (structural, so tests can pass plain objects). */
-export interface ResultLike {
+export interface ResultLike extends TimingLike {
   status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
   retry: number;
   annotations?: readonly Annotation[];
@@ -167,4 +168,9 @@ export class StepCountNotes {
       `the step counts of ${n} test${n === 1 ? '' : 's'} differ from their Playwright tests' top-level steps (${some}): steps are matched by order, and a failure past the last step here is shown on that step`,
     ];
   }
+}
+
+/** `{ [key]: list }` when the list has items, else nothing (records stay small in the journal). */
+export function optional<K extends string, T>(key: K, list: T[]): Partial<Record<K, T[]>> {
+  return list.length ? ({ [key]: list } as Record<K, T[]>) : {};
 }

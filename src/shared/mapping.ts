@@ -4,7 +4,8 @@
  */
 import { wasCut } from './comment';
 import type { AttachmentRef, Outcome, PlanItem, TestRecord } from './model';
-import { attachmentsOf, errorOf, stepStatuses, wantsAttachments, type Annotation, type ResultLike } from './attempt';
+import { attachmentsOf, errorOf, optional, stepStatuses, wantsAttachments, type Annotation, type ResultLike } from './attempt';
+import { spanOf, timingOf } from './timing';
 
 export { fitSteps, StepCountNotes, stepStatuses, type ResultLike } from './attempt';
 
@@ -187,6 +188,7 @@ export function recordOf(
   const failing = [...test.results].reverse().find((r) => r.status === 'failed' || r.status === 'timedOut');
   const path = test.titlePath().filter(Boolean);
   const wanted = wantsAttachments(evidence.attachments, outcome);
+  const shown = stepsAttempt(test, outcome, failing);
   return {
     testId: test.id,
     title: (path.join(' › ') || test.title) + (test.repeatEachIndex ? ` (repetition ${test.repeatEachIndex + 1})` : ''),
@@ -197,8 +199,10 @@ export function recordOf(
     ...(outcome === 'failed' && !failing && test.results.at(-1)?.status === 'passed' ? { error: 'Expected to fail, but passed.' } : {}),
     attempts: test.results.length,
     ...passedBeforeFailing(test, outcome),
-    // The steps of the attempt the outcome stands for: a flaky test's passing one (its status is a pass), else the failure's.
-    ...optional('steps', stepStatuses(stepsAttempt(test, outcome, failing), test.expectedStatus)),
+    // The steps and timing of the attempt the outcome stands for: a flaky test's passing one (its status is a pass), else
+    // the failure's (no timing when it never ended: the run's globalTimeout cut it off).
+    ...optional('steps', stepStatuses(shown, test.expectedStatus)),
+    ...timingOf(shown),
     ...optional('attachments', wanted ? attachmentsOf(test, outcome) : []),
     ...(wanted ? { evidence: true as const } : {}),
     ...(evidence.place !== undefined ? { place: evidence.place } : {}),
@@ -235,7 +239,6 @@ const SEVERITY: Record<Outcome, number> = { failed: 6, timedOut: 5, interrupted:
  * Groups records by key and keeps the worst status per key (how bad a status is comes from the
  * target's policy). Output is sorted by key for stable calls.
  */
-
 export function aggregate<S extends number | string>(
   records: readonly TestRecord[],
   keysOf: (r: TestRecord) => readonly string[],
@@ -269,6 +272,7 @@ export function aggregate<S extends number | string>(
         tests: v.records.map((r) => r.title),
         ...(v.decider.steps?.length ? { steps: v.decider.steps } : {}),
         ...(files.length ? { attachments: files } : {}),
+        ...spanOf(v.records),
       };
     });
 }
@@ -289,9 +293,4 @@ function evidenceFiles(records: readonly TestRecord[], commentCut: boolean): Att
     files.push({ name: 'error.txt', contentType: 'text/plain', body: Buffer.from(text, 'utf8'), test });
   }
   return files;
-}
-
-/** `{ [key]: list }` when the list has items, else nothing (records stay small in the journal). */
-function optional<K extends string, T>(key: K, list: T[]): Partial<Record<K, T[]>> {
-  return list.length ? ({ [key]: list } as Record<K, T[]>) : {};
 }

@@ -38,6 +38,12 @@ export interface TestRecord {
    * from the same keys in another project (see `keysOf`): each project has its own result in the service.
    */
   place?: string;
+  /**
+   * When the attempt the outcome stands for ran (the one its steps come from: a flaky test's passing attempt, a
+   * failure's failing one), ISO 8601 UTC; both or neither. Absent in journals written before they were kept.
+   */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 export type StepStatus = 'passed' | 'failed' | 'skipped';
@@ -98,6 +104,9 @@ export interface PlanItem {
   steps?: StepStatus[];
   /** Files to attach to this result (every feeding test's, by the policy); bodies only for generated files. */
   attachments?: AttachmentRef[];
+  /** When the tests that fed this result ran: the earliest start and the latest finish of those with timing. */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 export interface VerifyReport {

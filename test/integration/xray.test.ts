@@ -16,10 +16,13 @@ let dir: string;
 /** Instances of the same run whose settings the service refuses (journals replayed below). */
 let refused: Instances<'live' | 'plan' | 'nokey'>;
 const summaryOf = (mode: Mode) => `xray outcomes ${mode}`;
+/** The wall time of the `playwright test` run (and its merge): every run's start and finish fall inside it. */
+let wall: { from: number; to: number };
 
 beforeAll(async () => {
   sandbox = await testSandbox();
   const env = xrayOnly(sandbox.env(), { XRAY_TEST_PLAN_KEY: 'XT-302' });
+  const from = Date.now();
   const run = await runInstances(
     { files: XRAY_SUITE, env, retries: 1 },
     {
@@ -30,6 +33,7 @@ beforeAll(async () => {
     },
     { xray: { testExecutionSummary: summaryOf('merge') } },
   );
+  wall = { from, to: Date.now() };
   refused = run;
   const merged = run.merged!;
   dir = merged.dir;
@@ -68,6 +72,20 @@ describe.each(MODES)('Xray: the status table (%s)', (mode) => {
     const secret = sandbox.env().XRAY_CLIENT_SECRET;
     expect(allFileText(dir) + run.output).not.toContain(secret);
     expect(xrayExecutions(sandbox, summary)).toHaveLength(1);
+  });
+
+  it("every run has the start and finish of its test's attempt, in order, inside the run's wall time", () => {
+    const e = xrayExecution(sandbox, summaryOf(mode));
+    for (const r of e.runs) {
+      const [start, finish] = [Date.parse(r.startedOn ?? ''), Date.parse(r.finishedOn ?? '')];
+      expect([r.testKey, r.startedOn, r.finishedOn]).toEqual([r.testKey, expect.stringMatching(/Z$/), expect.stringMatching(/Z$/)]);
+      expect(start, r.testKey).toBeGreaterThanOrEqual(wall.from);
+      expect(finish, r.testKey).toBeGreaterThanOrEqual(start);
+      expect(finish, r.testKey).toBeLessThanOrEqual(wall.to);
+    }
+    // XT-9 times out at 300 ms: its failing attempt lasted at least that.
+    const xt9 = e.runs.find((r) => r.testKey === 'XT-9')!;
+    expect(Date.parse(xt9.finishedOn!) - Date.parse(xt9.startedOn!)).toBeGreaterThanOrEqual(300);
   });
 });
 

@@ -19,6 +19,11 @@ import type { TestRecord } from '../../src/shared/model';
 import { resolveStatusMap, zephyrRank, DEFAULT_ZEPHYR_STATUS } from '../../src/targets/zephyr/statuses';
 import { DEFAULT_CS_STATUS, resolveCsStatusMap } from '../../src/targets/cucumberstudio/statuses';
 
+/** When attempt `retry` of a fakeTest starts (a minute apart) and how long it takes (1 s more each time), as Playwright sets them. */
+const T0 = Date.parse('2026-11-27T10:15:30.000Z');
+const startOf = (retry: number) => new Date(T0 + retry * 60_000);
+const durationOf = (retry: number) => 1000 * (retry + 1);
+
 /** A stand-in for Playwright's TestCase with Playwright's own outcome() rules. */
 function fakeTest(
   statuses: ResultLike['status'][],
@@ -29,6 +34,8 @@ function fakeTest(
   const results: ResultLike[] = statuses.map((status, retry) => ({
     status,
     retry,
+    startTime: startOf(retry),
+    duration: durationOf(retry),
     error: status === 'failed' || status === 'timedOut' ? { message: '\u001b[31mExpected\u001b[39m 1 to be 2' } : undefined,
   }));
   Object.assign(results[results.length - 1] ?? {}, last);
@@ -240,6 +247,22 @@ describe('worst wins (Zephyr)', () => {
     rank: zephyrRank,
     comment: () => '',
   });
+  it('a key several tests feed spans them all: the earliest start and the latest finish; records without times add none', () => {
+    const timed = (r: TestRecord, startedAt: string, finishedAt: string): TestRecord => ({ ...r, startedAt, finishedAt });
+    const [item] = aggregate(
+      [
+        timed(rec('a', 'passed'), '2026-11-27T10:00:05.000Z', '2026-11-27T10:00:40.000Z'),
+        timed(rec('b', 'failed'), '2026-11-27T10:00:01.000Z', '2026-11-27T10:00:09.000Z'),
+        rec('c', 'passed'),
+      ],
+      (r) => r.keys.zephyr,
+      policy(),
+    );
+    expect(item).toMatchObject({ status: 2, startedAt: '2026-11-27T10:00:01.000Z', finishedAt: '2026-11-27T10:00:40.000Z' });
+    const [none] = aggregate([rec('c', 'passed')], (r) => r.keys.zephyr, policy());
+    expect(none).not.toHaveProperty('startedAt');
+    expect(none).not.toHaveProperty('finishedAt');
+  });
   it('FAIL > BLOCKED > WIP > PASS > UNEXECUTED, whatever the order', () => {
     const order = [rec('a', 'passed'), rec('b', 'interrupted'), rec('c', 'failed'), rec('d', 'skipped')];
     for (const records of [order, [...order].reverse()]) {
@@ -376,6 +399,39 @@ describe('evidence of a test', () => {
     ).toEqual(['passed', 'passed']);
     // Failed, then skipped by its group's retry: the failing attempt's steps.
     expect(withAttempts(['failed', 'skipped'], [[step(), step('boom')], []])).toEqual(['passed', 'failed']);
+  });
+
+  it("the start and finish are the attempt's the outcome stands for: a flaky test's passing one, a failure's failing one", () => {
+    const timing = (statuses: ResultLike['status'][], o: Partial<TestLike> = {}) => {
+      const r = recordOf(fakeTest(statuses, { tags: ['@PROJ-1'], retries: statuses.length - 1, ...o }), TARGETS)!;
+      return [r.startedAt, r.finishedAt];
+    };
+    const of = (retry: number) => [startOf(retry).toISOString(), new Date(startOf(retry).getTime() + durationOf(retry)).toISOString()];
+    expect(of(1)).toEqual(['2026-11-27T10:16:30.000Z', '2026-11-27T10:16:32.000Z']);
+    expect(timing(['passed'])).toEqual(of(0));
+    // Flaky: the passing attempt (its status is a pass), whether it came last or before a serial group's failing retry.
+    expect(timing(['failed', 'passed'])).toEqual(of(1));
+    expect(timing(['failed', 'failed', 'passed'])).toEqual(of(2));
+    expect(timing(['passed', 'failed'])).toEqual(of(0));
+    // Failed: the failing attempt, also when its group's retry skipped it afterwards.
+    expect(timing(['failed', 'failed'])).toEqual(of(1));
+    expect(timing(['timedOut', 'skipped'])).toEqual(of(0));
+    expect(timing(['failed', 'skipped'])).toEqual(of(0));
+    // A test.fail() that failed as expected passed: its last attempt.
+    expect(timing(['failed'], { expectedStatus: 'failed' })).toEqual(of(0));
+    // Skipped by itself: it ran for no time, and says when.
+    const skipped = fakeTest(['skipped'], { tags: ['@PROJ-1'], expectedStatus: 'skipped' }, { duration: 0 });
+    expect([recordOf(skipped, TARGETS)!.startedAt, recordOf(skipped, TARGETS)!.finishedAt]).toEqual([of(0)[0], of(0)[0]]);
+  });
+
+  it('an attempt that never ended (cut off by the globalTimeout), or a result without times, has no start or finish', () => {
+    const cut = fakeTest(['failed', 'passed'], { tags: ['@PROJ-1'], retries: 1 }, { duration: -1 });
+    const r = recordOf(cut, TARGETS, { attachments: 'none' }, true)!;
+    expect(r.outcome).toBe('interrupted');
+    expect(r).not.toHaveProperty('startedAt');
+    expect(r).not.toHaveProperty('finishedAt');
+    const plain = fakeTest(['passed'], { tags: ['@PROJ-1'] }, { startTime: undefined, duration: undefined });
+    expect(Object.keys(recordOf(plain, TARGETS)!)).not.toContain('startedAt');
   });
 
   it('a serial test that failed, then was skipped by its group: the files of the attempt that failed', () => {

@@ -35,6 +35,19 @@ describe('Xray sandbox: POST /api/v2/import/execution', () => {
     expect(h.state().executions).toHaveLength(1);
   });
 
+  it('stores start and finish as the run’s startedOn / finishedOn (§4.3); a re-import without them clears them', async () => {
+    const { key } = (await create()).json;
+    const into = (tests: unknown[]) => h.importJson({ testExecutionKey: key, tests });
+    const times = { start: '2026-11-27T10:15:30.000Z', finish: '2026-11-27T10:15:42.500Z' };
+    expect((await into([{ testKey: 'XT-2', status: 'PASSED', ...times }])).status).toBe(200);
+    const run = () => h.state().executions[0].runs.find((r: any) => r.testKey === 'XT-2');
+    expect([run().startedOn, run().finishedOn]).toEqual([times.start, times.finish]);
+    await into([{ testKey: 'XT-2', status: 'PASSED' }]);
+    expect([run().startedOn, run().finishedOn]).toEqual([null, null]);
+    // Not a string: refused, as every other text field is.
+    expect((await into([{ testKey: 'XT-2', status: 'PASSED', start: 1 }])).status).toBe(400);
+  });
+
   it('environments sent with a key replace the execution’s; an empty list leaves them', async () => {
     const { key } = (await create({ testEnvironments: ['chromium', 'firefox'] })).json;
     await h.importJson({ testExecutionKey: key, info: { testEnvironments: ['webkit'] }, tests: [] });

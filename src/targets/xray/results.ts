@@ -43,6 +43,13 @@ export interface Evidence {
 
 export interface TestResult {
   testKey: string;
+  /**
+   * §4.3, §0.4: when the test ran, ISO 8601 (UTC with `Z`, as `toISOString()` gives it); both or neither. For a key
+   * several tests map to, the span of all of them (PlanItem's: earliest start, latest finish), since the one run
+   * stands for them all — the worst test's own times alone would hide how long the key's tests took.
+   */
+  start?: string;
+  finish?: string;
   status: string;
   comment?: string;
   /** §4.4: `evidence` (singular) and `contentType` on Cloud. */
@@ -52,7 +59,14 @@ export interface TestResult {
 export function testResult(item: PlanItem, buildId: string | undefined, files: readonly UploadFile[] = []): TestResult {
   const comment = runComment(item, buildId);
   const evidence = files.map((f) => ({ data: f.bytes.toString('base64'), filename: f.fileName, contentType: f.contentType }));
-  return { testKey: item.key, status: String(item.status), ...(comment ? { comment } : {}), ...(evidence.length ? { evidence } : {}) };
+  const times = item.startedAt && item.finishedAt ? { start: item.startedAt, finish: item.finishedAt } : {};
+  return {
+    testKey: item.key,
+    ...times,
+    status: String(item.status),
+    ...(comment ? { comment } : {}),
+    ...(evidence.length ? { evidence } : {}),
+  };
 }
 
 /**
