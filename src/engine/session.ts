@@ -195,7 +195,7 @@ export class TargetSession {
       return summary;
     }
     try {
-      begun = await (this.begun ?? this.begin(mapped.flatMap((r) => keysOf(r, this.id))));
+      begun = await (this.begun ?? this.begin([...keys]));
     } catch (error) {
       // The service may have come back since onBegin (outage at start): one more try before giving up.
       if (error instanceof UnreachableError || classify(error).kind !== 'fatal') {
@@ -203,7 +203,8 @@ export class TargetSession {
           begun = await waitFor({
             label: `${this.definition.label} preflight`,
             maxAttempts: 1,
-            attempt: async () => ready(await this.begin([])),
+            // The run's keys (placed in split mode): a target with a container per project knows its projects by them.
+            attempt: async () => ready(await this.begin([...keys])),
           });
           this.o.log.info(`${this.definition.label}: reachable again; publishing`);
         } catch (again) {

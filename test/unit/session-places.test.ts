@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dryRun } from '../../src/engine/dry-run';
+import { HttpError } from '../../src/http/errors';
 import { TargetSession } from '../../src/engine/session';
 import type { PlaceContainer, StatusTable, Target, TargetDefinition } from '../../src/kit/target';
 import { keysOf, unplaced, type PlanItem, type TestRecord } from '../../src/shared/model';
@@ -83,6 +84,28 @@ describe('TargetSession: a container per place', () => {
     const summary = await session.finish(records, 0);
     expect(summary.container).toEqual({ kind: 'Test Execution', id: '', name: 'Split run', reused: false });
     expect(summary.byPlace?.alpha).toEqual({ published: 1, countsByStatus: { P: 1 } });
+  });
+});
+
+describe('a service down when the run began, back at its end', () => {
+  it("the end's second try at begin is told the run's keys, places and all (a container per place needs them)", async () => {
+    const t = target(true);
+    const seen: string[][] = [];
+    let tries = 0;
+    t.begin = async ({ knownKeys }) => {
+      seen.push([...knownKeys]);
+      // The first try meets the service down (a 503: transient): the end tries once more.
+      if (tries++ === 0) throw new HttpError('X', 'GET', '/statuses', 503, {}, '', 'Service Unavailable');
+      return { id: '', name: 'Split run', reused: false };
+    };
+    const session = new TargetSession(definition, t, { log, maxAttachmentBytes: 1e6, replay: false });
+    const records = [rec(1, 'alpha'), rec(3, 'beta')];
+    session.start(records);
+    const summary = await session.finish(records, 0);
+    expect(seen).toHaveLength(2);
+    expect(seen[1].map((k) => unplaced(k).place).sort()).toEqual(['alpha', 'beta']);
+    expect(summary.errors).toEqual([]);
+    expect(summary.published).toBe(2);
   });
 });
 
